@@ -1,0 +1,38 @@
+/* Host backend operations table: memory is plain malloc, matrices are always current. */
+#include "../../src/backend.h"
+
+#include <string.h>
+
+static coal_status host_alloc(coal_ctx ctx, size_t bytes, void **p) { return coal_calloc(ctx, bytes, p); }
+static void host_release(coal_ctx ctx, void *p) {
+  (void)ctx;
+  coal_free(p);
+}
+static coal_status host_copy(coal_ctx ctx, void *dst, const void *src, size_t bytes) {
+  (void)ctx;
+  if (bytes) memmove(dst, src, bytes);
+  return COAL_SUCCESS;
+}
+static coal_status host_sync(coal_ctx ctx) {
+  (void)ctx;
+  return COAL_SUCCESS;
+}
+static coal_status host_mat_prepare(coal_mat A) {
+  (void)A;
+  return COAL_SUCCESS;
+}
+static void host_mat_release(coal_mat A) { (void)A; }
+
+const coal_backend_ops coal_host_ops = {
+    .name = "host",
+    .alloc = host_alloc,
+    .release = host_release,
+    .upload = host_copy,
+    .download = host_copy,
+    .copy = host_copy,
+    .sync = host_sync,
+    .mat_prepare = host_mat_prepare,
+    .mat_release = host_mat_release,
+    .spmv = {NULL, coal_spmv_csr_vector_host, coal_spmv_csr_merge_host, coal_spmv_fastload_host,
+             coal_spmv_fastload_t_host},
+};

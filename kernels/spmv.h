@@ -1,0 +1,41 @@
+/* SpMV entry points, declared once for every backend.
+ *
+ * All compute y = alpha*A*x + beta*y for one vector; x and y live in the backend's memory
+ * (host arrays for _host, device arrays for _cuda) and have A's dtype. beta == 0 overwrites y
+ * without reading it. Host twins define correctness; each CUDA kernel is tested against its
+ * twin on the same inputs.
+ */
+#ifndef COAL_KERNELS_SPMV_H
+#define COAL_KERNELS_SPMV_H
+
+#include "../src/internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef coal_status (*coal_spmv_fn)(coal_mat A, double alpha, const void *x, double beta, void *y);
+
+/* CSR, (sub-)warp per row: host twin is a plain row loop. */
+coal_status coal_spmv_csr_vector_host(coal_mat A, double alpha, const void *x, double beta, void *y);
+/* CSR merge-path: host twin walks the same merge path in the same partitions. */
+coal_status coal_spmv_csr_merge_host(coal_mat A, double alpha, const void *x, double beta, void *y);
+/* FastLoad scatter (A->fl) and gather (A->flt). */
+coal_status coal_spmv_fastload_host(coal_mat A, double alpha, const void *x, double beta, void *y);
+coal_status coal_spmv_fastload_t_host(coal_mat A, double alpha, const void *x, double beta, void *y);
+
+coal_status coal_spmv_csr_vector_cuda(coal_mat A, double alpha, const void *x, double beta, void *y);
+coal_status coal_spmv_csr_merge_cuda(coal_mat A, double alpha, const void *x, double beta, void *y);
+coal_status coal_spmv_fastload_cuda(coal_mat A, double alpha, const void *x, double beta, void *y);
+coal_status coal_spmv_fastload_t_cuda(coal_mat A, double alpha, const void *x, double beta, void *y);
+
+/* Merge-path partitioning shared by both backends: the merge of row ends (nrows items) and
+ * nonzeros (nnz items) is cut into pieces of `items_per_part` items; part p starts at the
+ * path coordinate found by this binary search (diagonal d = p * items_per_part). */
+void coal_merge_path_search(int64_t diagonal, const int32_t *row_end, int32_t nrows, int64_t nnz,
+                            int32_t *row_out, int64_t *nz_out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,201 @@
+/* coalesce: GPU iterative solvers for sparse symmetric systems with many right-hand sides.
+ *
+ * Public C API. Every function returns a coal_status; on failure the context keeps a
+ * readable message (coal_ctx_last_error). The library never prints, exits or aborts.
+ *
+ * Objects are opaque handles. A context chooses the backend (host or CUDA); matrices and
+ * block vectors belong to one context and live in that backend's memory.
+ */
+#ifndef COALESCE_H
+#define COALESCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define COAL_VERSION_MAJOR 0
+#define COAL_VERSION_MINOR 1
+#define COAL_VERSION_PATCH 0
+
+typedef enum {
+  COAL_SUCCESS = 0,
+  COAL_ERR_ARG = 1,            /* invalid argument (NULL, size mismatch, bad option) */
+  COAL_ERR_MEMORY = 2,         /* host allocation failed */
+  COAL_ERR_DEVICE_MEMORY = 3,  /* device allocation failed (out of GPU memory) */
+  COAL_ERR_IO = 4,             /* file could not be opened, read or written */
+  COAL_ERR_FORMAT = 5,         /* malformed input (file name and line in the message) */
+  COAL_ERR_UNSUPPORTED = 6,    /* valid input this library does not handle (e.g. complex) */
+  COAL_ERR_NOT_COMPILED = 7,   /* backend or feature not compiled into this build */
+  COAL_ERR_NO_DEVICE = 8,      /* CUDA compiled, but no usable GPU at run time */
+  COAL_ERR_CUDA = 9,           /* CUDA, cuBLAS or cuSPARSE call failed */
+  COAL_ERR_OVERFLOW = 10,      /* sizes beyond the supported index range */
+  COAL_ERR_STATE = 11,         /* object in the wrong state for this call */
+} coal_status;
+
+typedef enum {
+  COAL_BACKEND_AUTO = 0, /* COALESCE_BACKEND env var if set, else cuda when a GPU is present */
+  COAL_BACKEND_HOST = 1,
+  COAL_BACKEND_CUDA = 2,
+} coal_backend;
+
+typedef enum { COAL_F64 = 0, COAL_F32 = 1 } coal_dtype;
+
+/* Dense block layout: column-major (entry (i,j) at i + j*ld) or row-major (i*ld + j). */
+typedef enum { COAL_COL_MAJOR = 0, COAL_ROW_MAJOR = 1 } coal_layout;
+
+/* SpMV kernels. AUTO picks from cheap matrix statistics. */
+typedef enum {
+  COAL_SPMV_AUTO = 0,
+  COAL_SPMV_CSR_VECTOR = 1, /* CSR, a (sub-)warp per row */
+  COAL_SPMV_CSR_MERGE = 2,  /* CSR, merge-path: equal share of rows+nonzeros per thread */
+  COAL_SPMV_FASTLOAD = 3,   /* FastLoad (paper): sorted CSC blocks, segment sums, atomics */
+  COAL_SPMV_FASTLOAD_T = 4, /* FastLoad layout of A^T: sorted rows, lanes own rows, no atomics */
+  COAL_SPMV_NKERNELS = 5
+} coal_spmv_kernel;
+
+typedef struct coal_ctx_s *coal_ctx;
+typedef struct coal_mat_s *coal_mat;
+typedef struct coal_bvec_s *coal_bvec;
+
+/* ---- status and context ---------------------------------------------------------------- */
+const char *coal_status_string(coal_status s);
+const char *coal_backend_name(coal_backend b);
+const char *coal_spmv_kernel_name(coal_spmv_kernel k);
+/* Parses "host", "cuda", "auto" (case-sensitive). */
+coal_status coal_backend_parse(const char *name, coal_backend *b);
+coal_status coal_spmv_kernel_parse(const char *name, coal_spmv_kernel *k);
+
+/* 1 when the CUDA backend was compiled into this build. */
+int coal_cuda_compiled(void);
+/* 1 when CUDA is compiled and at least one GPU answers. */
+int coal_cuda_available(void);
+
+/* Creates a context. AUTO resolves through the COALESCE_BACKEND environment variable
+ * (host|cuda|auto), then to cuda when a GPU is present, else host. Asking for cuda explicitly
+ * fails with COAL_ERR_NOT_COMPILED or COAL_ERR_NO_DEVICE; *ctx is NULL on failure. */
+coal_status coal_ctx_create(coal_backend b, coal_ctx *ctx);
+coal_status coal_ctx_destroy(coal_ctx *ctx);
+coal_backend coal_ctx_backend(coal_ctx ctx);
+/* The last error message recorded on this context ("" if none). */
+const char *coal_ctx_last_error(coal_ctx ctx);
+/* Waits for all work queued on the context (no-op on host). */
+coal_status coal_ctx_sync(coal_ctx ctx);
+/* Human-readable device description ("host CPU" or "NVIDIA H100 ..., sm_90"). */
+const char *coal_ctx_device_name(coal_ctx ctx);
+
+/* ---- sparse matrix (CSR) --------------------------------------------------------------- *
+ * Canonical storage is CSR with 32-bit column indices and 32-bit row offsets. Matrices with
+ * more than 2^31-1 rows, columns or nonzeros are refused with COAL_ERR_OVERFLOW at creation.
+ * Column indices within a row are sorted and unique after creation (duplicates are summed).
+ */
+/* Copies host CSR arrays (rowptr[nrows+1], colind[nnz], values[nnz] of dtype). Column indices
+ * need not be sorted; duplicates are summed. */
+coal_status coal_mat_create_csr(coal_ctx ctx, int64_t nrows, int64_t ncols, const int64_t *rowptr,
+                                const int32_t *colind, const void *values, coal_dtype dtype,
+                                coal_mat *A);
+/* Copies host COO triples (0-based); duplicates are summed. */
+coal_status coal_mat_create_coo(coal_ctx ctx, int64_t nrows, int64_t ncols, int64_t nnz,
+                                const int32_t *rows, const int32_t *cols, const double *values,
+                                coal_dtype dtype, coal_mat *A);
+coal_status coal_mat_destroy(coal_mat *A);
+coal_status coal_mat_size(coal_mat A, int64_t *nrows, int64_t *ncols, int64_t *nnz);
+coal_dtype coal_mat_dtype(coal_mat A);
+coal_ctx coal_mat_ctx(coal_mat A);
+/* Copies of the host CSR arrays (caller-provided, sized nrows+1 / nnz / nnz). Any may be NULL. */
+coal_status coal_mat_get_csr(coal_mat A, int64_t *rowptr, int32_t *colind, void *values);
+/* Replaces the values (same structure, same dtype, host array of nnz in CSR order). Derived
+ * formats and device copies are refreshed at the next use. */
+coal_status coal_mat_set_values(coal_mat A, const void *values);
+/* New matrix B = P A P^T where row/column i of B is row/column perm[i] of A (square A). */
+coal_status coal_mat_permute(coal_mat A, const int32_t *perm, coal_mat *B);
+/* New matrix holding A^T. */
+coal_status coal_mat_transpose(coal_mat A, coal_mat *B);
+/* Converts the values to another precision (new matrix). */
+coal_status coal_mat_convert(coal_mat A, coal_dtype dtype, coal_mat *B);
+/* 1 if the pattern and values are symmetric (exact comparison), else 0. */
+coal_status coal_mat_is_symmetric(coal_mat A, int *sym);
+
+/* FastLoad tuning: block height limit H (paper: 1..8 best). Default 8. Drops cached format. */
+coal_status coal_mat_set_fastload_height(coal_mat A, int height);
+/* Statistics of the FastLoad formats, building them if needed. Any pointer may be NULL. */
+typedef struct {
+  int64_t nblocks;     /* warp blocks */
+  int64_t nblocks_one_row, nblocks_segmented, nblocks_distinct, nblocks_partial;
+  int64_t natomics;    /* atomic updates per product (scatter: segment heads) */
+  double build_seconds;
+} coal_fastload_stats;
+coal_status coal_mat_fastload_stats(coal_mat A, int transposed, coal_fastload_stats *st);
+
+/* ---- Matrix Market I/O ----------------------------------------------------------------- *
+ * Reads .mtx and .mtx.gz. Coordinate (real, integer, pattern; general, symmetric,
+ * skew-symmetric) into a sparse matrix; array format into a dense block vector. Errors name
+ * the file and line. */
+coal_status coal_mat_read_mm(coal_ctx ctx, const char *path, coal_dtype dtype, coal_mat *A);
+/* Same from a buffer in memory; name is used in error messages. */
+coal_status coal_mat_read_mm_buffer(coal_ctx ctx, const char *name, const char *buf, size_t len,
+                                    coal_dtype dtype, coal_mat *A);
+/* Writes coordinate real general (a ".gz" suffix compresses). */
+coal_status coal_mat_write_mm(coal_mat A, const char *path);
+/* Dense: array (real general) or coordinate file into an n x k block in the given layout. */
+coal_status coal_bvec_read_mm(coal_ctx ctx, const char *path, coal_dtype dtype, coal_layout layout,
+                              coal_bvec *X);
+coal_status coal_bvec_read_mm_buffer(coal_ctx ctx, const char *name, const char *buf, size_t len,
+                                     coal_dtype dtype, coal_layout layout, coal_bvec *X);
+coal_status coal_bvec_write_mm(coal_bvec X, const char *path);
+
+/* ---- generators (deterministic) -------------------------------------------------------- */
+/* 2-D 5-point Laplacian on an nx x ny grid, Dirichlet boundary (diag 4, offdiag -1). */
+coal_status coal_gen_laplace2d(coal_ctx ctx, int64_t nx, int64_t ny, coal_dtype dtype, coal_mat *A);
+/* 3-D Laplacian, stencil 7 (diag 6, -1) or 27 (diag 26, -1), Dirichlet boundary. */
+coal_status coal_gen_laplace3d(coal_ctx ctx, int64_t nx, int64_t ny, int64_t nz, int stencil,
+                               coal_dtype dtype, coal_mat *A);
+/* 3-D 7-point anisotropic Laplacian: -(ex u_xx + ey u_yy + ez u_zz), coefficients > 0. */
+coal_status coal_gen_aniso3d(coal_ctx ctx, int64_t nx, int64_t ny, int64_t nz, double ex, double ey,
+                             double ez, coal_dtype dtype, coal_mat *A);
+/* Random power-law (Chung-Lu style) n x n matrix with the given mean nonzeros per row,
+ * degree exponent gamma (> 2; 2.5 typical) and seed. Values in (0,1]; not symmetric. */
+coal_status coal_gen_powerlaw(coal_ctx ctx, int64_t n, double mean_degree, double gamma,
+                              uint64_t seed, coal_dtype dtype, coal_mat *A);
+/* Random sparse SPD: symmetric random pattern with about mean_degree off-diagonals per row,
+ * values in [-1,1), diagonal = row sum of |offdiag| + 1 (strictly diagonally dominant). */
+coal_status coal_gen_random_spd(coal_ctx ctx, int64_t n, double mean_degree, uint64_t seed,
+                                coal_dtype dtype, coal_mat *A);
+
+/* ---- block vectors --------------------------------------------------------------------- *
+ * n x k dense block in the context's memory (host or device). ld >= n (column-major) or
+ * ld >= k (row-major); 0 picks the tight value. */
+coal_status coal_bvec_create(coal_ctx ctx, int64_t n, int64_t k, coal_dtype dtype,
+                             coal_layout layout, int64_t ld, coal_bvec *X);
+coal_status coal_bvec_destroy(coal_bvec *X);
+coal_status coal_bvec_size(coal_bvec X, int64_t *n, int64_t *k);
+coal_layout coal_bvec_layout(coal_bvec X);
+coal_dtype coal_bvec_dtype(coal_bvec X);
+int64_t coal_bvec_ld(coal_bvec X);
+/* Raw pointer in the context's memory space (device pointer on CUDA). */
+void *coal_bvec_data(coal_bvec X);
+/* Copies from / to a host array of the block's dtype, in layout `layout` with leading
+ * dimension ld (0 = tight). */
+coal_status coal_bvec_set_host(coal_bvec X, const void *src, coal_layout layout, int64_t ld);
+coal_status coal_bvec_get_host(coal_bvec X, void *dst, coal_layout layout, int64_t ld);
+/* Fills with uniform values in [-1,1) from a seed (deterministic, same on every backend). */
+coal_status coal_bvec_set_random(coal_bvec X, uint64_t seed);
+coal_status coal_bvec_set_value(coal_bvec X, double v);
+
+/* ---- sparse matrix-vector product ------------------------------------------------------ *
+ * y = alpha*A*x + beta*y for every column of x/y (x: ncols x k, y: nrows x k, same dtype as A).
+ * beta = 0 overwrites y (NaN already in y does not survive). */
+coal_status coal_spmv(coal_mat A, coal_spmv_kernel kernel, double alpha, coal_bvec x, double beta,
+                      coal_bvec y);
+/* Same with raw vectors in the context's memory space (one column). */
+coal_status coal_spmv_raw(coal_mat A, coal_spmv_kernel kernel, double alpha, const void *x,
+                          double beta, void *y);
+/* The kernel that AUTO picks for A on its context's backend. */
+coal_spmv_kernel coal_spmv_select(coal_mat A);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,375 @@
+/* Sparse matrix object: canonical host CSR, device residency, cached derived formats. */
+#include "backend.h"
+
+#include <math.h>
+#include <string.h>
+
+static coal_status check_dims(coal_ctx ctx, int64_t nrows, int64_t ncols, int64_t nnz) {
+  COAL_CHECK(ctx, nrows >= 0 && ncols >= 0 && nnz >= 0, COAL_ERR_ARG,
+             "negative size (%lld x %lld, %lld nonzeros)", (long long)nrows, (long long)ncols,
+             (long long)nnz);
+  COAL_CHECK(ctx, nrows <= INT32_MAX && ncols <= INT32_MAX, COAL_ERR_OVERFLOW,
+             "%lld x %lld exceeds 2^31-1 rows or columns (32-bit indices)", (long long)nrows,
+             (long long)ncols);
+  COAL_CHECK(ctx, nnz <= INT32_MAX, COAL_ERR_OVERFLOW,
+             "%lld nonzeros exceed 2^31-1: this build uses 32-bit row offsets", (long long)nnz);
+  return COAL_SUCCESS;
+}
+
+coal_status coal_mat_wrap_csr(coal_ctx ctx, int32_t nrows, int32_t ncols, int32_t *rowptr,
+                              int32_t *colind, void *values, coal_dtype dtype, coal_mat *out) {
+  coal_mat A;
+  coal_status st = coal_calloc(ctx, sizeof *A, (void **)&A);
+  if (st) {
+    coal_free(rowptr), coal_free(colind), coal_free(values);
+    return st;
+  }
+  A->ctx = ctx;
+  A->nrows = nrows;
+  A->ncols = ncols;
+  A->nnz = rowptr[nrows];
+  A->dtype = dtype;
+  A->rowptr = rowptr;
+  A->colind = colind;
+  A->values = values;
+  A->valid = COAL_MEM_HOST;
+  A->fastload_height = 8;
+  *out = A;
+  return COAL_SUCCESS;
+}
+
+/* Two counting sorts (by column, then by row) give rows with sorted columns in O(nnz + n);
+ * duplicates are then adjacent and summed in place. */
+coal_status coal_csr_from_coo(coal_ctx ctx, int64_t nrows, int64_t ncols, int64_t nnz,
+                              const int32_t *ri, const int32_t *ci, const double *v,
+                              coal_dtype dtype, coal_mat *out) {
+  COAL_CALL(check_dims(ctx, nrows, ncols, nnz));
+  COAL_CHECK(ctx, nnz == 0 || (ri && ci && v), COAL_ERR_ARG, "NULL COO arrays");
+  for (int64_t e = 0; e < nnz; e++)
+    COAL_CHECK(ctx, ri[e] >= 0 && ri[e] < nrows && ci[e] >= 0 && ci[e] < ncols, COAL_ERR_ARG,
+               "entry %lld at (%d, %d) outside %lld x %lld", (long long)e, ri[e], ci[e],
+               (long long)nrows, (long long)ncols);
+  coal_status st = COAL_SUCCESS;
+  int32_t *cptr = NULL, *tr = NULL, *rowptr = NULL, *colind = NULL;
+  double *tv = NULL, *dv = NULL;
+  void *values = NULL;
+  COAL_CALL_GOTO(st, coal_calloc(ctx, sizeof(int32_t) * ((size_t)ncols + 1), (void **)&cptr), fail);
+  COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * (size_t)nnz, (void **)&tr), fail);
+  COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(double) * (size_t)nnz, (void **)&tv), fail);
+  COAL_CALL_GOTO(st, coal_calloc(ctx, sizeof(int32_t) * ((size_t)nrows + 1), (void **)&rowptr), fail);
+  COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * (size_t)nnz, (void **)&colind), fail);
+  COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(double) * (size_t)nnz, (void **)&dv), fail);
+  for (int64_t e = 0; e < nnz; e++) cptr[ci[e] + 1]++;
+  for (int64_t j = 0; j < ncols; j++) cptr[j + 1] += cptr[j];
+  /* stable scatter by column: CSC with rows in input order */
+  {
+    int32_t *next = NULL;
+    COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * ((size_t)ncols + 1), (void **)&next), fail);
+    memcpy(next, cptr, sizeof(int32_t) * ((size_t)ncols + 1));
+    for (int64_t e = 0; e < nnz; e++) {
+      int32_t p = next[ci[e]]++;
+      tr[p] = ri[e];
+      tv[p] = v[e];
+    }
+    coal_free(next);
+  }
+  /* scatter CSC by row: columns come out sorted within each row */
+  for (int64_t e = 0; e < nnz; e++) rowptr[tr[e] + 1]++;
+  for (int64_t i = 0; i < nrows; i++) rowptr[i + 1] += rowptr[i];
+  {
+    int32_t *next = NULL;
+    COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * ((size_t)nrows + 1), (void **)&next), fail);
+    memcpy(next, rowptr, sizeof(int32_t) * ((size_t)nrows + 1));
+    for (int64_t j = 0; j < ncols; j++)
+      for (int32_t p = cptr[j]; p < cptr[j + 1]; p++) {
+        int32_t q = next[tr[p]]++;
+        colind[q] = (int32_t)j;
+        dv[q] = tv[p];
+      }
+    coal_free(next);
+  }
+  coal_free(cptr), cptr = NULL;
+  coal_free(tr), tr = NULL;
+  coal_free(tv), tv = NULL;
+  /* sum duplicates (adjacent now) and compact */
+  {
+    int32_t w = 0, start = 0;
+    for (int64_t i = 0; i < nrows; i++) {
+      int32_t end = rowptr[i + 1];
+      int32_t rowstart = w;
+      for (int32_t p = start; p < end; p++) {
+        if (w > rowstart && colind[w - 1] == colind[p]) dv[w - 1] += dv[p];
+        else {
+          colind[w] = colind[p];
+          dv[w] = dv[p];
+          w++;
+        }
+      }
+      start = end;
+      rowptr[i + 1] = w;
+    }
+  }
+  {
+    int64_t nz = rowptr[nrows];
+    COAL_CALL_GOTO(st, coal_malloc(ctx, coal_dtype_size(dtype) * (size_t)nz, &values), fail);
+    if (dtype == COAL_F64) memcpy(values, dv, sizeof(double) * (size_t)nz);
+    else
+      for (int64_t p = 0; p < nz; p++) ((float *)values)[p] = (float)dv[p];
+  }
+  coal_free(dv);
+  return coal_mat_wrap_csr(ctx, (int32_t)nrows, (int32_t)ncols, rowptr, colind, values, dtype, out);
+fail:
+  coal_free(cptr), coal_free(tr), coal_free(tv), coal_free(rowptr), coal_free(colind);
+  coal_free(dv), coal_free(values);
+  return st;
+}
+
+coal_status coal_mat_create_coo(coal_ctx ctx, int64_t nrows, int64_t ncols, int64_t nnz,
+                                const int32_t *rows, const int32_t *cols, const double *values,
+                                coal_dtype dtype, coal_mat *A) {
+  if (!ctx) return COAL_ERR_ARG;
+  COAL_CHECK(ctx, A && (dtype == COAL_F64 || dtype == COAL_F32), COAL_ERR_ARG, "bad argument");
+  *A = NULL;
+  return coal_csr_from_coo(ctx, nrows, ncols, nnz, rows, cols, values, dtype, A);
+}
+
+coal_status coal_mat_create_csr(coal_ctx ctx, int64_t nrows, int64_t ncols, const int64_t *rowptr,
+                                const int32_t *colind, const void *values, coal_dtype dtype,
+                                coal_mat *A) {
+  if (!ctx) return COAL_ERR_ARG;
+  COAL_CHECK(ctx, A && rowptr && (dtype == COAL_F64 || dtype == COAL_F32), COAL_ERR_ARG,
+             "NULL argument or bad dtype");
+  *A = NULL;
+  COAL_CALL(check_dims(ctx, nrows, ncols, 0));
+  COAL_CHECK(ctx, rowptr[0] == 0, COAL_ERR_ARG, "rowptr[0] = %lld, expected 0", (long long)rowptr[0]);
+  for (int64_t i = 0; i < nrows; i++)
+    COAL_CHECK(ctx, rowptr[i + 1] >= rowptr[i], COAL_ERR_ARG, "rowptr decreases at row %lld",
+               (long long)i);
+  int64_t nnz = rowptr[nrows];
+  COAL_CALL(check_dims(ctx, nrows, ncols, nnz));
+  COAL_CHECK(ctx, nnz == 0 || (colind && values), COAL_ERR_ARG, "NULL colind or values");
+  int32_t *ri = NULL;
+  double *dv = NULL;
+  coal_status st = coal_malloc(ctx, sizeof(int32_t) * (size_t)nnz, (void **)&ri);
+  if (st) return st;
+  st = coal_malloc(ctx, sizeof(double) * (size_t)nnz, (void **)&dv);
+  if (st) {
+    coal_free(ri);
+    return st;
+  }
+  for (int64_t i = 0; i < nrows; i++)
+    for (int64_t p = rowptr[i]; p < rowptr[i + 1]; p++) {
+      ri[p] = (int32_t)i;
+      dv[p] = dtype == COAL_F64 ? ((const double *)values)[p] : ((const float *)values)[p];
+    }
+  st = coal_csr_from_coo(ctx, nrows, ncols, nnz, ri, colind, dv, dtype, A);
+  coal_free(ri);
+  coal_free(dv);
+  return st;
+}
+
+void coal_mat_invalidate(coal_mat A) {
+  coal_fastload_free(A->fl);
+  coal_fastload_free(A->flt);
+  A->fl = A->flt = NULL;
+  if (A->dev) coal_ops(A->ctx)->mat_release(A);
+  A->valid = COAL_MEM_HOST;
+  A->state++;
+}
+
+coal_status coal_mat_destroy(coal_mat *A) {
+  if (!A || !*A) return COAL_SUCCESS;
+  coal_mat M = *A;
+  coal_fastload_free(M->fl);
+  coal_fastload_free(M->flt);
+  if (M->dev) coal_ops(M->ctx)->mat_release(M);
+  coal_free(M->rowptr), coal_free(M->colind), coal_free(M->values);
+  coal_free(M);
+  *A = NULL;
+  return COAL_SUCCESS;
+}
+
+coal_status coal_mat_size(coal_mat A, int64_t *nrows, int64_t *ncols, int64_t *nnz) {
+  if (!A) return COAL_ERR_ARG;
+  if (nrows) *nrows = A->nrows;
+  if (ncols) *ncols = A->ncols;
+  if (nnz) *nnz = A->nnz;
+  return COAL_SUCCESS;
+}
+
+coal_dtype coal_mat_dtype(coal_mat A) { return A ? A->dtype : COAL_F64; }
+coal_ctx coal_mat_ctx(coal_mat A) { return A ? A->ctx : NULL; }
+
+coal_status coal_mat_get_csr(coal_mat A, int64_t *rowptr, int32_t *colind, void *values) {
+  if (!A) return COAL_ERR_ARG;
+  if (rowptr)
+    for (int64_t i = 0; i <= A->nrows; i++) rowptr[i] = A->rowptr[i];
+  if (colind) memcpy(colind, A->colind, sizeof(int32_t) * (size_t)A->nnz);
+  if (values) memcpy(values, A->values, coal_dtype_size(A->dtype) * (size_t)A->nnz);
+  return COAL_SUCCESS;
+}
+
+coal_status coal_mat_set_values(coal_mat A, const void *values) {
+  if (!A) return COAL_ERR_ARG;
+  COAL_CHECK(A->ctx, values || A->nnz == 0, COAL_ERR_ARG, "NULL values");
+  if (A->nnz) memcpy(A->values, values, coal_dtype_size(A->dtype) * (size_t)A->nnz);
+  coal_mat_invalidate(A);
+  return COAL_SUCCESS;
+}
+
+static coal_status mat_copy_layout(coal_mat A, coal_dtype dtype, int32_t **rp, int32_t **ci,
+                                   void **v) {
+  coal_ctx ctx = A->ctx;
+  *rp = NULL, *ci = NULL, *v = NULL;
+  coal_status st;
+  COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * ((size_t)A->nrows + 1), (void **)rp), fail);
+  COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * (size_t)A->nnz, (void **)ci), fail);
+  COAL_CALL_GOTO(st, coal_malloc(ctx, coal_dtype_size(dtype) * (size_t)A->nnz, v), fail);
+  return COAL_SUCCESS;
+fail:
+  coal_free(*rp), coal_free(*ci), coal_free(*v);
+  *rp = NULL, *ci = NULL, *v = NULL;
+  return st;
+}
+
+coal_status coal_mat_convert(coal_mat A, coal_dtype dtype, coal_mat *B) {
+  if (!A || !B) return COAL_ERR_ARG;
+  int32_t *rp, *ci;
+  void *v;
+  COAL_CALL(mat_copy_layout(A, dtype, &rp, &ci, &v));
+  memcpy(rp, A->rowptr, sizeof(int32_t) * ((size_t)A->nrows + 1));
+  memcpy(ci, A->colind, sizeof(int32_t) * (size_t)A->nnz);
+  for (int64_t p = 0; p < A->nnz; p++) {
+    double x = A->dtype == COAL_F64 ? ((double *)A->values)[p] : ((float *)A->values)[p];
+    if (dtype == COAL_F64) ((double *)v)[p] = x;
+    else ((float *)v)[p] = (float)x;
+  }
+  return coal_mat_wrap_csr(A->ctx, A->nrows, A->ncols, rp, ci, v, dtype, B);
+}
+
+/* Counting sort by column: O(nnz + n); rows come out sorted within each new row. */
+coal_status coal_mat_transpose(coal_mat A, coal_mat *B) {
+  if (!A || !B) return COAL_ERR_ARG;
+  coal_ctx ctx = A->ctx;
+  int32_t *rp = NULL, *ci = NULL;
+  void *v = NULL;
+  coal_status st;
+  COAL_CALL_GOTO(st, coal_calloc(ctx, sizeof(int32_t) * ((size_t)A->ncols + 1), (void **)&rp), fail);
+  COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * (size_t)A->nnz, (void **)&ci), fail);
+  COAL_CALL_GOTO(st, coal_malloc(ctx, coal_dtype_size(A->dtype) * (size_t)A->nnz, &v), fail);
+  for (int64_t p = 0; p < A->nnz; p++) rp[A->colind[p] + 1]++;
+  for (int64_t j = 0; j < A->ncols; j++) rp[j + 1] += rp[j];
+  {
+    int32_t *next = NULL;
+    COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * ((size_t)A->ncols + 1), (void **)&next), fail);
+    memcpy(next, rp, sizeof(int32_t) * ((size_t)A->ncols + 1));
+    size_t es = coal_dtype_size(A->dtype);
+    for (int32_t i = 0; i < A->nrows; i++)
+      for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+        int32_t q = next[A->colind[p]]++;
+        ci[q] = i;
+        memcpy((char *)v + es * (size_t)q, (const char *)A->values + es * (size_t)p, es);
+      }
+    coal_free(next);
+  }
+  return coal_mat_wrap_csr(ctx, A->ncols, A->nrows, rp, ci, v, A->dtype, B);
+fail:
+  coal_free(rp), coal_free(ci), coal_free(v);
+  return st;
+}
+
+coal_status coal_mat_permute(coal_mat A, const int32_t *perm, coal_mat *B) {
+  if (!A || !B) return COAL_ERR_ARG;
+  coal_ctx ctx = A->ctx;
+  COAL_CHECK(ctx, perm, COAL_ERR_ARG, "NULL permutation");
+  COAL_CHECK(ctx, A->nrows == A->ncols, COAL_ERR_ARG, "symmetric permutation needs a square matrix");
+  int32_t n = A->nrows;
+  int32_t *inv = NULL;
+  COAL_CALL(coal_malloc(ctx, sizeof(int32_t) * (size_t)n, (void **)&inv));
+  for (int32_t i = 0; i < n; i++) inv[i] = -1;
+  for (int32_t i = 0; i < n; i++) {
+    if (perm[i] < 0 || perm[i] >= n || inv[perm[i]] >= 0) {
+      coal_free(inv);
+      return COAL_ERROR(ctx, COAL_ERR_ARG, "perm is not a permutation (entry %d)", i);
+    }
+    inv[perm[i]] = i;
+  }
+  int32_t *ri = NULL, *cj = NULL;
+  double *dv = NULL;
+  coal_status st;
+  COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * (size_t)A->nnz, (void **)&ri), done);
+  COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * (size_t)A->nnz, (void **)&cj), done);
+  COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(double) * (size_t)A->nnz, (void **)&dv), done);
+  for (int32_t i = 0; i < n; i++)
+    for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+      ri[p] = inv[i];
+      cj[p] = inv[A->colind[p]];
+      dv[p] = A->dtype == COAL_F64 ? ((double *)A->values)[p] : ((float *)A->values)[p];
+    }
+  st = coal_csr_from_coo(ctx, n, n, A->nnz, ri, cj, dv, A->dtype, B);
+done:
+  coal_free(inv), coal_free(ri), coal_free(cj), coal_free(dv);
+  return st;
+}
+
+coal_status coal_mat_is_symmetric(coal_mat A, int *sym) {
+  if (!A || !sym) return COAL_ERR_ARG;
+  *sym = 0;
+  if (A->nrows != A->ncols) return COAL_SUCCESS;
+  coal_mat T = NULL;
+  COAL_CALL(coal_mat_transpose(A, &T));
+  int s = memcmp(T->rowptr, A->rowptr, sizeof(int32_t) * ((size_t)A->nrows + 1)) == 0 &&
+          memcmp(T->colind, A->colind, sizeof(int32_t) * (size_t)A->nnz) == 0 &&
+          memcmp(T->values, A->values, coal_dtype_size(A->dtype) * (size_t)A->nnz) == 0;
+  coal_mat_destroy(&T);
+  *sym = s;
+  return COAL_SUCCESS;
+}
+
+coal_status coal_mat_set_fastload_height(coal_mat A, int height) {
+  if (!A) return COAL_ERR_ARG;
+  COAL_CHECK(A->ctx, height >= 1 && height <= 255, COAL_ERR_ARG,
+             "FastLoad height %d outside 1..255", height);
+  if (height != A->fastload_height) {
+    A->fastload_height = height;
+    coal_mat_invalidate(A);
+  }
+  return COAL_SUCCESS;
+}
+
+coal_status coal_mat_fastload(coal_mat A, int transposed, const coal_fastload **f) {
+  coal_fastload **slot = transposed ? &A->flt : &A->fl;
+  if (!*slot) {
+    if (transposed) {
+      COAL_CALL(coal_fastload_build(A->ctx, A->nrows, A->ncols, A->rowptr, A->colind, A->values,
+                                    A->dtype, A->fastload_height, 0, slot));
+    } else {
+      coal_mat T = NULL;
+      COAL_CALL(coal_mat_transpose(A, &T));
+      coal_status st = coal_fastload_build(A->ctx, A->ncols, A->nrows, T->rowptr, T->colind,
+                                           T->values, A->dtype, A->fastload_height, 1, slot);
+      coal_mat_destroy(&T);
+      if (st) return st;
+    }
+  }
+  *f = *slot;
+  return COAL_SUCCESS;
+}
+
+coal_status coal_mat_fastload_stats(coal_mat A, int transposed, coal_fastload_stats *st) {
+  if (!A || !st) return COAL_ERR_ARG;
+  const coal_fastload *f;
+  COAL_CALL(coal_mat_fastload(A, transposed, &f));
+  memset(st, 0, sizeof *st);
+  st->nblocks = f->nblocks;
+  for (int32_t b = 0; b < f->nblocks; b++) {
+    int c = f->blk_class[b] & 3;
+    if (c == COAL_FL_ONE_ROW) st->nblocks_one_row++;
+    else if (c == COAL_FL_SEGMENTED) st->nblocks_segmented++;
+    else st->nblocks_distinct++;
+    if (f->blk_class[b] & COAL_FL_PARTIAL) st->nblocks_partial++;
+  }
+  st->natomics = f->natomics;
+  st->build_seconds = f->build_seconds;
+  return COAL_SUCCESS;
+}

@@ -1,0 +1,75 @@
+/* SpMV front end: argument checks, kernel selection, dispatch to the backend's op. */
+#include "backend.h"
+
+#include <string.h>
+
+static const char *const kernel_names[COAL_SPMV_NKERNELS] = {"auto", "csr-vector", "csr-merge",
+                                                             "fastload", "fastload-t"};
+
+const char *coal_spmv_kernel_name(coal_spmv_kernel k) {
+  return (k >= 0 && k < COAL_SPMV_NKERNELS) ? kernel_names[k] : "unknown";
+}
+
+coal_status coal_spmv_kernel_parse(const char *name, coal_spmv_kernel *k) {
+  if (!name || !k) return COAL_ERR_ARG;
+  for (int i = 0; i < COAL_SPMV_NKERNELS; i++)
+    if (!strcmp(name, kernel_names[i])) {
+      *k = (coal_spmv_kernel)i;
+      return COAL_SUCCESS;
+    }
+  return COAL_ERR_ARG;
+}
+
+/* Selection from cheap statistics. On the GPU the FastLoad layout of A^T (lanes own rows,
+ * coalesced matrix loads, no atomics for rows within one block) is the fastest kernel we have
+ * for matrices whose rows fit a block; rows much longer than the height limit are cut into
+ * several blocks and pay atomics, where merge-path keeps the load balanced instead. The host
+ * backend uses the plain row loop. See bench/RESULTS.md for the measurements behind this. */
+coal_spmv_kernel coal_spmv_select(coal_mat A) {
+  if (!A || A->ctx->backend != COAL_BACKEND_CUDA) return COAL_SPMV_CSR_VECTOR;
+  if (A->nrows == 0) return COAL_SPMV_CSR_VECTOR;
+  int32_t maxlen = 0;
+  for (int32_t i = 0; i < A->nrows; i++) {
+    int32_t l = A->rowptr[i + 1] - A->rowptr[i];
+    if (l > maxlen) maxlen = l;
+  }
+  double mean = (double)A->nnz / (double)A->nrows;
+  if (maxlen > 64 * (mean + 1.0) && maxlen > 4 * A->fastload_height) return COAL_SPMV_CSR_MERGE;
+  return COAL_SPMV_FASTLOAD_T;
+}
+
+coal_status coal_spmv_raw(coal_mat A, coal_spmv_kernel kernel, double alpha, const void *x,
+                          double beta, void *y) {
+  if (!A) return COAL_ERR_ARG;
+  coal_ctx ctx = A->ctx;
+  COAL_CHECK(ctx, kernel >= 0 && kernel < COAL_SPMV_NKERNELS, COAL_ERR_ARG, "bad kernel %d",
+             (int)kernel);
+  COAL_CHECK(ctx, (x || A->ncols == 0) && (y || A->nrows == 0), COAL_ERR_ARG, "NULL vector");
+  if (kernel == COAL_SPMV_AUTO) kernel = coal_spmv_select(A);
+  const coal_backend_ops *ops = coal_ops(ctx);
+  COAL_CALL(ops->mat_prepare(A));
+  return ops->spmv[kernel](A, alpha, x, beta, y);
+}
+
+coal_status coal_spmv(coal_mat A, coal_spmv_kernel kernel, double alpha, coal_bvec x, double beta,
+                      coal_bvec y) {
+  if (!A) return COAL_ERR_ARG;
+  coal_ctx ctx = A->ctx;
+  COAL_CHECK(ctx, x && y, COAL_ERR_ARG, "NULL block vector");
+  COAL_CHECK(ctx, x->ctx == ctx && y->ctx == ctx, COAL_ERR_ARG,
+             "matrix and vectors belong to different contexts");
+  COAL_CHECK(ctx, x->dtype == A->dtype && y->dtype == A->dtype, COAL_ERR_ARG,
+             "vector dtype differs from the matrix dtype");
+  COAL_CHECK(ctx, x->n == A->ncols && y->n == A->nrows && x->k == y->k, COAL_ERR_ARG,
+             "sizes: A is %d x %d, x is %lld x %lld, y is %lld x %lld", A->nrows, A->ncols,
+             (long long)x->n, (long long)x->k, (long long)y->n, (long long)y->k);
+  COAL_CHECK(ctx, x->data != y->data || x->n * x->k == 0, COAL_ERR_ARG, "x and y alias");
+  if (x->k == 0) return COAL_SUCCESS;
+  COAL_CHECK(ctx, x->k == 1 || (x->layout == COAL_COL_MAJOR && y->layout == COAL_COL_MAJOR),
+             COAL_ERR_UNSUPPORTED, "SpMV on several columns needs column-major blocks (use SpMM)");
+  size_t es = coal_dtype_size(A->dtype);
+  for (int64_t j = 0; j < x->k; j++)
+    COAL_CALL(coal_spmv_raw(A, kernel, alpha, (const char *)x->data + (size_t)(j * x->ld) * es,
+                            beta, (char *)y->data + (size_t)(j * y->ld) * es));
+  return COAL_SUCCESS;
+}

@@ -1,0 +1,71 @@
+/* Minimal test harness: counts checks, prints "N passed, N failed" and sets the exit code.
+ * A check that cannot fail is not a test: every CHECK compares against an independent
+ * reference (host twin, closed form, or a plain loop). */
+#ifndef COAL_TEST_CHECK_H
+#define COAL_TEST_CHECK_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coalesce.h"
+
+static int check_pass_ = 0, check_fail_ = 0;
+
+#define CHECK(cond, ...)                                                                       \
+  do {                                                                                         \
+    if (cond) check_pass_++;                                                                   \
+    else {                                                                                     \
+      check_fail_++;                                                                           \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                     \
+      fprintf(stderr, __VA_ARGS__);                                                            \
+      fputc('\n', stderr);                                                                     \
+    }                                                                                          \
+  } while (0)
+
+/* Expects COAL_SUCCESS; prints the context's message otherwise. */
+#define CHECK_OK(ctx, expr)                                                                    \
+  do {                                                                                         \
+    coal_status check_st_ = (expr);                                                            \
+    CHECK(check_st_ == COAL_SUCCESS, "%s -> %s: %s", #expr, coal_status_string(check_st_),     \
+          (ctx) ? coal_ctx_last_error(ctx) : "");                                              \
+  } while (0)
+
+/* Expects a specific failure code. */
+#define CHECK_ERR(ctx, expr, code)                                                             \
+  do {                                                                                         \
+    coal_status check_st_ = (expr);                                                            \
+    CHECK(check_st_ == (code), "%s -> %s, expected %s (%s)", #expr,                            \
+          coal_status_string(check_st_), coal_status_string(code),                             \
+          (ctx) ? coal_ctx_last_error(ctx) : "");                                              \
+  } while (0)
+
+static inline int check_finish(void) {
+  printf("%d passed, %d failed\n", check_pass_, check_fail_);
+  return check_fail_ ? 1 : 0;
+}
+
+/* Folder of the SuiteSparse matrices: $COALESCE_MATRICES, else the configured default. */
+static inline const char *check_matrices_dir(void) {
+  const char *e = getenv("COALESCE_MATRICES");
+#ifdef COAL_TEST_MATRICES
+  return (e && *e) ? e : COAL_TEST_MATRICES;
+#else
+  return (e && *e) ? e : "../shared/matrices";
+#endif
+}
+
+/* Relative difference ||a - b||_inf / max(||b||_inf, tiny); NaN in either gives +inf. */
+static inline double check_rel_diff(const double *a, const double *b, size_t n) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (isnan(a[i]) || isnan(b[i])) return INFINITY;
+    double d = fabs(a[i] - b[i]);
+    if (d > num) num = d;
+    if (fabs(b[i]) > den) den = fabs(b[i]);
+  }
+  return den > 0 ? num / den : num;
+}
+
+#endif
