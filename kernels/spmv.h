@@ -29,6 +29,13 @@ coal_status coal_spmv_csr_merge_cuda(coal_mat A, double alpha, const void *x, do
 coal_status coal_spmv_fastload_cuda(coal_mat A, double alpha, const void *x, double beta, void *y);
 coal_status coal_spmv_fastload_t_cuda(coal_mat A, double alpha, const void *x, double beta, void *y);
 
+/* Merge-path tile: a CTA of COAL_MERGE_THREADS threads consumes COAL_MERGE_ITEMS_PER_THREAD
+ * path items per thread, i.e. COAL_MERGE_ITEMS items per part (the host twin uses the same
+ * parts, then the same carry-out fix-up). */
+#define COAL_MERGE_ITEMS_PER_THREAD 7
+#define COAL_MERGE_THREADS          128
+#define COAL_MERGE_ITEMS            (COAL_MERGE_ITEMS_PER_THREAD * COAL_MERGE_THREADS)
+
 /* Merge-path partitioning shared by both backends: the merge of row ends (nrows items) and
  * nonzeros (nnz items) is cut into pieces of `items_per_part` items; part p starts at the
  * path coordinate found by this binary search (diagonal d = p * items_per_part). */

@@ -13,7 +13,9 @@ coal_status coal_bvec_create(coal_ctx ctx, int64_t n, int64_t k, coal_dtype dtyp
   COAL_CHECK(ctx, dtype == COAL_F64 || dtype == COAL_F32, COAL_ERR_ARG, "bad dtype");
   COAL_CHECK(ctx, layout == COAL_COL_MAJOR || layout == COAL_ROW_MAJOR, COAL_ERR_ARG, "bad layout");
   int64_t tight = layout == COAL_COL_MAJOR ? n : k;
-  if (ld == 0) ld = tight;
+  /* an empty dimension has tight ld 0; storage still needs ld >= 1 (an n = 0 column-major
+   * block is a valid empty block and must not be refused) */
+  if (ld == 0) ld = tight > 0 ? tight : 1;
   COAL_CHECK(ctx, ld >= tight && ld >= 1, COAL_ERR_ARG,
              "leading dimension %lld below %lld", (long long)ld, (long long)tight);
   int64_t outer = layout == COAL_COL_MAJOR ? k : n;

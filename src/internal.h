@@ -76,7 +76,11 @@ enum { COAL_MEM_HOST = 1u, COAL_MEM_DEVICE = 2u };
  * no padding. Element (round r, lane l) of a block sits at blk_ptr + r*len + l ("zigzag").
  * For each element, idx holds the other index (the row of A for scatter, the column of A for
  * gather) and val the value. seg holds, for the scatter kernel's segment sum, the number of
- * lanes from this one to the end of its run of equal idx within the same round (1..32). */
+ * lanes from this one to the end of its run of equal idx within the same round (1..32); the
+ * first lane of a run (lane 0, or idx differs from the lane before) is its head and adds the
+ * run's sum to y[idx] (one atomic). Every group's blocks start at its first sorted lane, so
+ * blk_col is a multiple of 32. The gather format has no seg; its base class is always
+ * DISTINCT (every lane is its own row of A), plus the PARTIAL and COMPLETE flags. */
 enum {
   COAL_FL_DISTINCT = 0,  /* every element of each round has its own row: plain atomics */
   COAL_FL_ONE_ROW = 1,   /* one round, all lanes share one row: warp reduction, 1 atomic */
@@ -102,9 +106,12 @@ typedef struct coal_fastload {
   int32_t *idx;   /* [nnz] row of A (scatter) / column of A (gather) */
   void *val;      /* [nnz] values, the matrix dtype */
   uint8_t *seg;   /* [nnz] scatter only: run length remaining in the round (1..32) */
-  int32_t nsplit;     /* gather: lanes whose row spans several blocks */
-  int32_t *split;     /* [nsplit] original row ids of those lanes (y is pre-scaled there) */
-  int64_t natomics;   /* atomics per product */
+  int32_t nsplit;     /* gather: rows not stored whole by one COMPLETE block, i.e. rows in
+                         non-complete blocks, and empty rows (in no block at all) */
+  int32_t *split;     /* [nsplit] original row ids, ascending: the kernel first sets
+                         y = beta*y there (0 if beta == 0), then non-complete blocks add */
+  int64_t natomics;   /* atomics per product: scatter, run heads; gather, the (lane, block)
+                         pairs of non-complete blocks */
   double build_seconds;
 } coal_fastload;
 

@@ -234,6 +234,9 @@ fail:
 
 coal_status coal_mat_convert(coal_mat A, coal_dtype dtype, coal_mat *B) {
   if (!A || !B) return COAL_ERR_ARG;
+  /* an unknown dtype would otherwise be stored as float in 8-byte slots */
+  COAL_CHECK(A->ctx, dtype == COAL_F64 || dtype == COAL_F32, COAL_ERR_ARG, "bad dtype %d",
+             (int)dtype);
   int32_t *rp, *ci;
   void *v;
   COAL_CALL(mat_copy_layout(A, dtype, &rp, &ci, &v));

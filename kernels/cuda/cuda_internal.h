@@ -1,4 +1,5 @@
-/* CUDA backend internals: context and matrix device state, error-checking macros. */
+/* CUDA backend internals: context and matrix device state, error-checking macros, load
+ * helpers shared by the kernels. Included by the .cu files only (C++). */
 #ifndef COAL_CUDA_INTERNAL_H
 #define COAL_CUDA_INTERNAL_H
 
@@ -7,6 +8,24 @@
 #include <cusparse.h>
 
 #include "../../src/backend.h"
+
+/* Merge-path partition size, shared with the host twin (kernels/spmv.h defines them; the
+ * guards only matter while that header is being written). */
+#ifndef COAL_MERGE_ITEMS_PER_THREAD
+#define COAL_MERGE_ITEMS_PER_THREAD 7
+#endif
+#ifndef COAL_MERGE_THREADS
+#define COAL_MERGE_THREADS 128
+#endif
+#define COAL_MERGE_TILE (COAL_MERGE_ITEMS_PER_THREAD * COAL_MERGE_THREADS)
+
+/* Threads per CTA of the row and warp kernels. */
+#define COAL_CUDA_CTA 256
+/* Gather (FastLoad-T) schedule: one warp runs consecutive blocks of one 32-lane group up to
+ * this many rounds in total; a group that fits is finished by one warp (plain stores). */
+#define COAL_FLT_TASK_ROUNDS 32
+/* Bit 31 of a gather task entry: the task's lanes accumulate with atomics. */
+#define COAL_FLT_TASK_ATOMIC 0x80000000u
 
 struct coal_cuda_ctx {
   int device;
@@ -18,18 +37,27 @@ struct coal_cuda_ctx {
   cudaEvent_t ev_start, ev_stop; /* bench timing */
 };
 
-/* Device arrays mirroring a host coal_fastload (same meaning, same lengths). */
+/* Device arrays mirroring a host coal_fastload (same meaning, same lengths), plus the gather
+ * kernel's schedule derived once at upload (coal_cuda_fastload_upload). */
 struct coal_fastload_dev {
   int built;
+  int32_t nlanes, nother;
+  int identity_perm;
+  int64_t nnz;
   int32_t nblocks;
   int32_t *perm;
   int32_t *blk_ptr, *blk_col;
   uint8_t *blk_len, *blk_height, *blk_class;
   int32_t *idx;
   void *val;
-  uint8_t *seg;
-  int32_t nsplit;
-  int32_t *split;
+  uint8_t *seg; /* scatter only */
+  /* gather only: task[t] = first block of warp task t (bit 31: atomic lanes), task[ntasks]
+   * = nblocks. prescale lists the rows set to beta*y before the gather: rows of lanes that
+   * accumulate with atomics and rows with no entries (no block covers them). */
+  int32_t ntasks;
+  int32_t *task;
+  int32_t nprescale;
+  int32_t *prescale;
 };
 
 struct coal_mat_cuda {
@@ -37,22 +65,27 @@ struct coal_mat_cuda {
   int32_t *colind; /* [nnz] */
   void *values;    /* [nnz] */
   struct coal_fastload_dev fl, flt;
-  /* merge-path partition starts, sized at first use and kept */
-  int32_t nparts;
-  int32_t *part_row;
-  int32_t *part_nz;
-  void *carry_val; /* [nparts] partial sums of rows that cross a partition end */
-  int32_t *carry_row;
+  /* merge-path: path coordinates where each CTA tile starts (structure only) and one carry-out
+   * per CTA; sized and computed at first use, kept until the matrix is released */
+  int32_t merge_ctas; /* 0 until built */
+  int32_t *merge_row; /* [merge_ctas+1] */
+  int32_t *merge_nz;  /* [merge_ctas+1] */
+  int32_t *carry_row; /* [merge_ctas] row still open at the tile end, -1 if none */
+  double *carry_val;  /* [merge_ctas] its partial sum (double for both dtypes) */
 };
 
+/* A failed call can leave its code as the thread's "last error" (cudaMalloc does); it is
+ * cleared so that a later launch check does not report it again. Sticky errors stay. */
 #define COAL_CUDA_CALL(ctx, expr)                                                              \
   do {                                                                                         \
     cudaError_t coal_cu_err_ = (expr);                                                         \
-    if (coal_cu_err_ != cudaSuccess)                                                           \
+    if (coal_cu_err_ != cudaSuccess) {                                                         \
+      (void)cudaGetLastError();                                                                \
       return COAL_ERROR((ctx),                                                                 \
                         coal_cu_err_ == cudaErrorMemoryAllocation ? COAL_ERR_DEVICE_MEMORY     \
                                                                   : COAL_ERR_CUDA,             \
                         "%s: %s", #expr, cudaGetErrorString(coal_cu_err_));                    \
+    }                                                                                          \
   } while (0)
 
 /* After a kernel launch: launch-configuration errors surface here. */
@@ -62,8 +95,10 @@ struct coal_mat_cuda {
   do {                                                                                         \
     cusparseStatus_t coal_sp_err_ = (expr);                                                    \
     if (coal_sp_err_ != CUSPARSE_STATUS_SUCCESS)                                               \
-      return COAL_ERROR((ctx), COAL_ERR_CUDA, "%s: %s", #expr,                                 \
-                        cusparseGetErrorString(coal_sp_err_));                                 \
+      return COAL_ERROR((ctx), coal_sp_err_ == CUSPARSE_STATUS_ALLOC_FAILED                    \
+                                   ? COAL_ERR_DEVICE_MEMORY                                    \
+                                   : COAL_ERR_CUDA,                                            \
+                        "%s: %s", #expr, cusparseGetErrorString(coal_sp_err_));                \
   } while (0)
 
 #define COAL_CUBLAS_CALL(ctx, expr)                                                            \
@@ -74,5 +109,40 @@ struct coal_mat_cuda {
   } while (0)
 
 static inline cudaStream_t coal_stream(coal_ctx ctx) { return ctx->cuda->stream; }
+
+/* Number of CTAs of `per_cta` work items covering `work` items (work > 0). */
+static inline unsigned coal_cuda_grid(int64_t work, int64_t per_cta) {
+  return (unsigned)((work + per_cta - 1) / per_cta);
+}
+
+/* cudaMalloc that records the size on failure; bytes == 0 still gives a valid pointer. */
+coal_status coal_cuda_malloc(coal_ctx ctx, size_t bytes, void **p);
+/* cudaFree of a possibly NULL pointer; errors are dropped (used on cleanup paths). */
+void coal_cuda_free(void *p);
+/* A's device state (after mat_prepare), or COAL_ERR_STATE. */
+coal_status coal_cuda_mat(coal_mat A, struct coal_mat_cuda **d);
+/* Builds the host FastLoad format (coal_mat_fastload) and uploads it once; the device copy is
+ * cached in A->dev->fl (scatter) or A->dev->flt (gather, with its warp schedule). */
+coal_status coal_cuda_fastload_upload(coal_mat A, int transposed,
+                                      const struct coal_fastload_dev **out);
+
+#ifdef __CUDACC__
+/* Matrix data is read exactly once per product: cache-streaming loads (ld.global.cs, evict-first
+ * in L1 and L2) so that x, which is gathered repeatedly, keeps its place in L2. */
+#ifndef COAL_CUDA_STREAM_LOADS
+#define COAL_CUDA_STREAM_LOADS 1 /* 0: plain read-only loads (__ldg), for comparison */
+#endif
+template <typename T> __device__ __forceinline__ T coal_ld_stream(const T *p) {
+#if COAL_CUDA_STREAM_LOADS
+  return __ldcs(p);
+#else
+  return __ldg(p);
+#endif
+}
+/* Read-only path for x and other reused data. */
+template <typename T> __device__ __forceinline__ T coal_ld_ro(const T *p) { return __ldg(p); }
+
+#define COAL_FULL_MASK 0xffffffffu
+#endif
 
 #endif

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs on a lent GPU machine (H100/H200): build for sm_90, CUDA + host suites,
+# compute-sanitizer (memcheck, racecheck) on the CUDA suite, then the SpMV benchmark.
+#   bench/gpu_run.sh [what...]   what: build tests sanitize bench (default: all)
+# Matrices are read from $COALESCE_MATRICES (default .devdata/matrices, a git-ignored copy
+# of ../shared/matrices that travels with the working tree). Logs go to $OUT.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/coal-out}
+mkdir -p "$OUT"
+export COALESCE_MATRICES=${COALESCE_MATRICES:-$PWD/.devdata/matrices}
+what=${*:-build tests sanitize bench}
+B=build-gpu
+rc=0
+if [[ $what == *build* ]]; then
+  [ -d $B ] || meson setup $B -Dcuda-arch=sm_90 -Dwerror=true -Dmatrices_dir="$COALESCE_MATRICES" \
+    >"$OUT/setup.log" 2>&1 || { tail -40 "$OUT/setup.log"; exit 1; }
+  ninja -C $B >"$OUT/build.log" 2>&1 || { tail -60 "$OUT/build.log"; exit 1; }
+  echo "build ok"
+fi
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$OUT/gpu.txt"
+if [[ $what == *tests* ]]; then
+  meson test -C $B --suite cuda --suite host --print-errorlogs --num-processes 4 >"$OUT/tests.log" 2>&1 || rc=1
+  grep -E "^(Ok|Fail|Skipped|Timeout):" "$OUT/tests.log"
+  grep -E "FAIL|passed, " "$OUT/tests.log" | tail -20
+fi
+if [[ $what == *sanitize* ]]; then
+  for t in $B/tests/test_spmv_cuda; do
+    compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 $t >"$OUT/memcheck.log" 2>&1 || rc=1
+    tail -3 "$OUT/memcheck.log"
+    COALESCE_TEST_QUICK=1 compute-sanitizer --tool racecheck --error-exitcode 3 $t >"$OUT/racecheck.log" 2>&1 || rc=1
+    tail -3 "$OUT/racecheck.log"
+  done
+fi
+if [[ $what == *bench* ]]; then
+  $B/coalesce bench spmv --large --matrices "$COALESCE_MATRICES" --csv "$OUT/spmv.csv" \
+    --json "$OUT/spmv.json" >"$OUT/bench_spmv.txt" 2>&1 || rc=1
+  cat "$OUT/bench_spmv.txt" | tail -80
+fi
+exit $rc

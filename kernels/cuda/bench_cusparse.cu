@@ -1,0 +1,179 @@
+/* Benchmark support in a CUDA build (kernels/bench.h): event timing on the context's stream
+ * (host clock for host contexts), device copy bandwidth, and the cuSPARSE SpMV reference on
+ * the matrix's own device CSR. */
+#include "../bench.h"
+#include "cuda_internal.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec * 1e-3;
+}
+
+/* One timed repetition in microseconds. */
+static coal_status time_once(coal_ctx ctx, coal_bench_fn fn, void *arg, double *us) {
+  if (ctx->backend != COAL_BACKEND_CUDA) {
+    double t0 = now_us();
+    COAL_CALL(fn(arg));
+    *us = now_us() - t0;
+    return COAL_SUCCESS;
+  }
+  struct coal_cuda_ctx *c = ctx->cuda;
+  COAL_CUDA_CALL(ctx, cudaEventRecord(c->ev_start, c->stream));
+  COAL_CALL(fn(arg));
+  COAL_CUDA_CALL(ctx, cudaEventRecord(c->ev_stop, c->stream));
+  COAL_CUDA_CALL(ctx, cudaEventSynchronize(c->ev_stop));
+  float ms = 0;
+  COAL_CUDA_CALL(ctx, cudaEventElapsedTime(&ms, c->ev_start, c->ev_stop));
+  *us = (double)ms * 1e3;
+  return COAL_SUCCESS;
+}
+
+coal_status coal_bench_time(coal_ctx ctx, coal_bench_fn fn, void *arg, int warmup, int reps,
+                            double *median_us, double *min_us) {
+  if (!ctx) return COAL_ERR_ARG;
+  COAL_CHECK(ctx, fn && reps > 0 && warmup >= 0, COAL_ERR_ARG, "bad timing request");
+  for (int i = 0; i < warmup; i++) COAL_CALL(fn(arg));
+  if (ctx->backend == COAL_BACKEND_CUDA)
+    COAL_CUDA_CALL(ctx, cudaStreamSynchronize(ctx->cuda->stream));
+  double *t = NULL;
+  COAL_CALL(coal_malloc(ctx, sizeof(double) * (size_t)reps, (void **)&t));
+  for (int i = 0; i < reps; i++) {
+    coal_status st = time_once(ctx, fn, arg, &t[i]);
+    if (st != COAL_SUCCESS) {
+      coal_free(t);
+      return st;
+    }
+  }
+  qsort(t, (size_t)reps, sizeof(double), cmp_double);
+  if (median_us) *median_us = t[reps / 2];
+  if (min_us) *min_us = t[0];
+  coal_free(t);
+  return COAL_SUCCESS;
+}
+
+/* ---- copy bandwidth ------------------------------------------------------------------------ */
+static coal_status copy_timings(coal_ctx ctx, void *dst, void *src, size_t bytes,
+                                double *ms_sorted, int reps) {
+  struct coal_cuda_ctx *c = ctx->cuda;
+  COAL_CUDA_CALL(ctx, cudaMemsetAsync(src, 1, bytes, c->stream));
+  for (int i = 0; i < 3; i++)
+    COAL_CUDA_CALL(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, c->stream));
+  for (int i = 0; i < reps; i++) {
+    COAL_CUDA_CALL(ctx, cudaEventRecord(c->ev_start, c->stream));
+    COAL_CUDA_CALL(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, c->stream));
+    COAL_CUDA_CALL(ctx, cudaEventRecord(c->ev_stop, c->stream));
+    COAL_CUDA_CALL(ctx, cudaEventSynchronize(c->ev_stop));
+    float ms = 0;
+    COAL_CUDA_CALL(ctx, cudaEventElapsedTime(&ms, c->ev_start, c->ev_stop));
+    ms_sorted[i] = ms;
+  }
+  qsort(ms_sorted, (size_t)reps, sizeof(double), cmp_double);
+  return COAL_SUCCESS;
+}
+
+coal_status coal_bench_copy_bandwidth(coal_ctx ctx, size_t bytes, double *gbps) {
+  if (!ctx) return COAL_ERR_ARG;
+  COAL_CHECK(ctx, gbps && bytes > 0, COAL_ERR_ARG, "bad bandwidth request");
+  COAL_CHECK(ctx, ctx->backend == COAL_BACKEND_CUDA, COAL_ERR_ARG,
+             "copy bandwidth needs a CUDA context");
+  enum { REPS = 20 };
+  double ms[REPS];
+  void *a = NULL, *b = NULL;
+  coal_status st;
+  COAL_CALL_GOTO(st, coal_cuda_malloc(ctx, bytes, &a), done);
+  COAL_CALL_GOTO(st, coal_cuda_malloc(ctx, bytes, &b), done);
+  COAL_CALL_GOTO(st, copy_timings(ctx, b, a, bytes, ms, REPS), done);
+  /* bytes read + bytes written */
+  *gbps = ms[REPS / 2] > 0 ? 2.0 * (double)bytes / (ms[REPS / 2] * 1e-3) / 1e9 : 0.0;
+done:
+  coal_cuda_free(a);
+  coal_cuda_free(b);
+  return st;
+}
+
+/* ---- cuSPARSE reference -------------------------------------------------------------------- */
+struct coal_cusparse_spmv {
+  coal_ctx ctx;
+  cudaDataType type;
+  cusparseSpMVAlg_t alg;
+  cusparseSpMatDescr_t mat;
+  cusparseConstDnVecDescr_t x;
+  cusparseDnVecDescr_t y;
+  void *buffer;
+};
+
+static coal_status cusparse_setup(coal_mat A, coal_cusparse_spmv *h, const void *x, void *y) {
+  coal_ctx ctx = A->ctx;
+  COAL_CALL(coal_cuda_ops.mat_prepare(A));
+  struct coal_mat_cuda *d = NULL;
+  COAL_CALL(coal_cuda_mat(A, &d));
+  cusparseHandle_t sp = ctx->cuda->sparse;
+  COAL_CUSPARSE_CALL(ctx, cusparseCreateCsr(&h->mat, A->nrows, A->ncols, A->nnz, d->rowptr,
+                                            d->colind, d->values, CUSPARSE_INDEX_32I,
+                                            CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, h->type));
+  COAL_CUSPARSE_CALL(ctx, cusparseCreateConstDnVec(&h->x, A->ncols, x, h->type));
+  COAL_CUSPARSE_CALL(ctx, cusparseCreateDnVec(&h->y, A->nrows, y, h->type));
+  double one = 1.0, zero = 0.0;
+  float onef = 1.0f, zerof = 0.0f;
+  const void *al = h->type == CUDA_R_64F ? (const void *)&one : (const void *)&onef;
+  const void *be = h->type == CUDA_R_64F ? (const void *)&zero : (const void *)&zerof;
+  size_t bytes = 0;
+  COAL_CUSPARSE_CALL(ctx, cusparseSpMV_bufferSize(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, al, h->mat,
+                                                  h->x, be, h->y, h->type, h->alg, &bytes));
+  COAL_CALL(coal_cuda_malloc(ctx, bytes, &h->buffer));
+  COAL_CUSPARSE_CALL(ctx, cusparseSpMV_preprocess(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, al, h->mat,
+                                                  h->x, be, h->y, h->type, h->alg, h->buffer));
+  return COAL_SUCCESS;
+}
+
+coal_status coal_cusparse_spmv_create(coal_mat A, int alg, const void *x, void *y,
+                                      coal_cusparse_spmv **out) {
+  if (!A || !out) return COAL_ERR_ARG;
+  coal_ctx ctx = A->ctx;
+  *out = NULL;
+  COAL_CHECK(ctx, ctx->backend == COAL_BACKEND_CUDA, COAL_ERR_ARG,
+             "cuSPARSE reference needs a matrix on a CUDA context");
+  COAL_CHECK(ctx, alg == 1 || alg == 2, COAL_ERR_ARG, "cuSPARSE CSR algorithm %d (1 or 2)", alg);
+  COAL_CHECK(ctx, (x || A->ncols == 0) && (y || A->nrows == 0), COAL_ERR_ARG, "NULL vector");
+  coal_cusparse_spmv *h = NULL;
+  COAL_CALL(coal_calloc(ctx, sizeof *h, (void **)&h));
+  h->ctx = ctx;
+  h->type = A->dtype == COAL_F64 ? CUDA_R_64F : CUDA_R_32F;
+  h->alg = alg == 1 ? CUSPARSE_SPMV_CSR_ALG1 : CUSPARSE_SPMV_CSR_ALG2;
+  coal_status st = cusparse_setup(A, h, x, y);
+  if (st != COAL_SUCCESS) {
+    coal_cusparse_spmv_destroy(h);
+    return st;
+  }
+  *out = h;
+  return COAL_SUCCESS;
+}
+
+coal_status coal_cusparse_spmv_run(coal_cusparse_spmv *h, double alpha, double beta) {
+  if (!h) return COAL_ERR_ARG;
+  coal_ctx ctx = h->ctx;
+  float af = (float)alpha, bf = (float)beta;
+  const void *al = h->type == CUDA_R_64F ? (const void *)&alpha : (const void *)&af;
+  const void *be = h->type == CUDA_R_64F ? (const void *)&beta : (const void *)&bf;
+  COAL_CUSPARSE_CALL(ctx, cusparseSpMV(ctx->cuda->sparse, CUSPARSE_OPERATION_NON_TRANSPOSE, al,
+                                       h->mat, h->x, be, h->y, h->type, h->alg, h->buffer));
+  return COAL_SUCCESS;
+}
+
+void coal_cusparse_spmv_destroy(coal_cusparse_spmv *h) {
+  if (!h) return;
+  if (h->mat) (void)cusparseDestroySpMat(h->mat);
+  if (h->x) (void)cusparseDestroyDnVec(h->x);
+  if (h->y) (void)cusparseDestroyDnVec(h->y);
+  coal_cuda_free(h->buffer);
+  coal_free(h);
+}

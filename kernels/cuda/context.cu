@@ -1,0 +1,103 @@
+/* CUDA context life cycle: device choice, stream, cuSPARSE/cuBLAS handles bound to the stream,
+ * timing events and the device properties the kernels size their grids with. */
+#include "cuda_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int coal_cuda_compiled(void) { return 1; }
+
+int coal_cuda_device_count(void) {
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
+/* COALESCE_DEVICE picks the GPU (default 0). */
+static coal_status pick_device(coal_ctx ctx, int count, int *dev) {
+  *dev = 0;
+  const char *env = getenv("COALESCE_DEVICE");
+  if (!env || !*env) return COAL_SUCCESS;
+  char *end = NULL;
+  errno = 0;
+  long v = strtol(env, &end, 10);
+  COAL_CHECK(ctx, errno == 0 && end && *end == '\0' && v >= 0, COAL_ERR_ARG,
+             "COALESCE_DEVICE=\"%s\" is not a device number", env);
+  COAL_CHECK(ctx, v < count, COAL_ERR_NO_DEVICE, "COALESCE_DEVICE=%ld but only %d GPU(s) found",
+             v, count);
+  *dev = (int)v;
+  return COAL_SUCCESS;
+}
+
+static coal_status init_handles(coal_ctx ctx, struct coal_cuda_ctx *c) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    return COAL_ERROR(ctx, COAL_ERR_NO_DEVICE, "no usable GPU: %s", cudaGetErrorString(e));
+  }
+  COAL_CHECK(ctx, count > 0, COAL_ERR_NO_DEVICE, "no GPU found");
+  COAL_CALL(pick_device(ctx, count, &c->device));
+  COAL_CUDA_CALL(ctx, cudaSetDevice(c->device));
+
+  cudaDeviceProp prop;
+  COAL_CUDA_CALL(ctx, cudaGetDeviceProperties(&prop, c->device));
+  int sms = 0, l2 = 0, major = 0, minor = 0;
+  COAL_CUDA_CALL(ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c->device));
+  COAL_CUDA_CALL(ctx, cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, c->device));
+  COAL_CUDA_CALL(ctx, cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, c->device));
+  COAL_CUDA_CALL(ctx, cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, c->device));
+  c->sm_count = sms > 0 ? sms : 1;
+  c->l2_bytes = l2 > 0 ? (size_t)l2 : 0;
+  snprintf(ctx->device_name, sizeof ctx->device_name, "%.200s, sm_%d%d, %d SMs", prop.name, major, minor,
+           sms);
+
+  COAL_CUDA_CALL(ctx, cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
+  COAL_CUSPARSE_CALL(ctx, cusparseCreate(&c->sparse));
+  COAL_CUSPARSE_CALL(ctx, cusparseSetStream(c->sparse, c->stream));
+  COAL_CUSPARSE_CALL(ctx, cusparseSetPointerMode(c->sparse, CUSPARSE_POINTER_MODE_HOST));
+  COAL_CUBLAS_CALL(ctx, cublasCreate(&c->blas));
+  COAL_CUBLAS_CALL(ctx, cublasSetStream(c->blas, c->stream));
+  COAL_CUBLAS_CALL(ctx, cublasSetPointerMode(c->blas, CUBLAS_POINTER_MODE_HOST));
+  COAL_CUDA_CALL(ctx, cudaEventCreate(&c->ev_start));
+  COAL_CUDA_CALL(ctx, cudaEventCreate(&c->ev_stop));
+  return COAL_SUCCESS;
+}
+
+/* Releases whatever init_handles made; every member may still be NULL. */
+static void free_handles(struct coal_cuda_ctx *c) {
+  if (c->stream) (void)cudaStreamSynchronize(c->stream);
+  if (c->ev_start) (void)cudaEventDestroy(c->ev_start);
+  if (c->ev_stop) (void)cudaEventDestroy(c->ev_stop);
+  if (c->blas) (void)cublasDestroy(c->blas);
+  if (c->sparse) (void)cusparseDestroy(c->sparse);
+  if (c->stream) (void)cudaStreamDestroy(c->stream);
+  (void)cudaGetLastError();
+}
+
+coal_status coal_cuda_ctx_init(coal_ctx ctx) {
+  if (!ctx) return COAL_ERR_ARG;
+  struct coal_cuda_ctx *c = NULL;
+  COAL_CALL(coal_calloc(ctx, sizeof *c, (void **)&c));
+  coal_status st = init_handles(ctx, c);
+  if (st != COAL_SUCCESS) {
+    free_handles(c);
+    coal_free(c);
+    ctx->cuda = NULL;
+    return st;
+  }
+  ctx->cuda = c;
+  return COAL_SUCCESS;
+}
+
+void coal_cuda_ctx_free(coal_ctx ctx) {
+  if (!ctx || !ctx->cuda) return;
+  free_handles(ctx->cuda);
+  coal_free(ctx->cuda);
+  ctx->cuda = NULL;
+}

@@ -1,0 +1,277 @@
+/* CUDA backend operations table: device memory, transfers on the context's stream, matrix
+ * residency (device CSR, FastLoad mirrors, merge-path workspaces). */
+#include "cuda_internal.h"
+
+#include <string.h>
+
+/* ---- memory ------------------------------------------------------------------------------ */
+coal_status coal_cuda_malloc(coal_ctx ctx, size_t bytes, void **p) {
+  *p = NULL;
+  /* 0 bytes still gives a distinct valid pointer (256 B keeps any vector load aligned) */
+  cudaError_t e = cudaMalloc(p, bytes ? bytes : 256);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError(); /* cudaMalloc leaves its code as the last error */
+    *p = NULL;
+    return COAL_ERROR(ctx, e == cudaErrorMemoryAllocation ? COAL_ERR_DEVICE_MEMORY : COAL_ERR_CUDA,
+                      "cannot allocate %zu bytes on the GPU: %s", bytes, cudaGetErrorString(e));
+  }
+  return COAL_SUCCESS;
+}
+
+void coal_cuda_free(void *p) {
+  if (p && cudaFree(p) != cudaSuccess) (void)cudaGetLastError();
+}
+
+/* Fresh memory is zeroed, as on the host backend (calloc), so that both backends start from
+ * the same state. Ordered on the stream before any later use; no host synchronisation. */
+static coal_status cu_alloc(coal_ctx ctx, size_t bytes, void **p) {
+  COAL_CALL(coal_cuda_malloc(ctx, bytes, p));
+  if (bytes) {
+    cudaError_t e = cudaMemsetAsync(*p, 0, bytes, coal_stream(ctx));
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      coal_cuda_free(*p);
+      *p = NULL;
+      return COAL_ERROR(ctx, COAL_ERR_CUDA, "cudaMemsetAsync of %zu bytes: %s", bytes,
+                        cudaGetErrorString(e));
+    }
+  }
+  return COAL_SUCCESS;
+}
+
+static void cu_release(coal_ctx ctx, void *p) {
+  (void)ctx;
+  coal_cuda_free(p);
+}
+
+static coal_status cu_upload(coal_ctx ctx, void *dst, const void *src, size_t bytes) {
+  if (!bytes) return COAL_SUCCESS;
+  COAL_CUDA_CALL(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, coal_stream(ctx)));
+  COAL_CUDA_CALL(ctx, cudaStreamSynchronize(coal_stream(ctx)));
+  return COAL_SUCCESS;
+}
+
+static coal_status cu_download(coal_ctx ctx, void *dst, const void *src, size_t bytes) {
+  if (!bytes) return COAL_SUCCESS;
+  COAL_CUDA_CALL(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, coal_stream(ctx)));
+  COAL_CUDA_CALL(ctx, cudaStreamSynchronize(coal_stream(ctx)));
+  return COAL_SUCCESS;
+}
+
+static coal_status cu_copy(coal_ctx ctx, void *dst, const void *src, size_t bytes) {
+  if (!bytes || dst == src) return COAL_SUCCESS;
+  COAL_CUDA_CALL(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, coal_stream(ctx)));
+  return COAL_SUCCESS;
+}
+
+static coal_status cu_sync(coal_ctx ctx) {
+  COAL_CUDA_CALL(ctx, cudaStreamSynchronize(coal_stream(ctx)));
+  return COAL_SUCCESS;
+}
+
+/* Allocates and enqueues a host->device copy (no synchronisation: the caller syncs once). */
+static coal_status dup_async(coal_ctx ctx, void **dst, const void *src, size_t bytes) {
+  COAL_CALL(coal_cuda_malloc(ctx, bytes, dst));
+  if (bytes)
+    COAL_CUDA_CALL(ctx, cudaMemcpyAsync(*dst, src, bytes, cudaMemcpyHostToDevice, coal_stream(ctx)));
+  return COAL_SUCCESS;
+}
+
+/* ---- matrix residency -------------------------------------------------------------------- */
+static void free_fastload_dev(struct coal_fastload_dev *f) {
+  coal_cuda_free(f->perm), coal_cuda_free(f->blk_ptr), coal_cuda_free(f->blk_col);
+  coal_cuda_free(f->blk_len), coal_cuda_free(f->blk_height), coal_cuda_free(f->blk_class);
+  coal_cuda_free(f->idx), coal_cuda_free(f->val), coal_cuda_free(f->seg);
+  coal_cuda_free(f->task), coal_cuda_free(f->prescale);
+  memset(f, 0, sizeof *f);
+}
+
+static void cu_mat_release(coal_mat A) {
+  struct coal_mat_cuda *d = A->dev;
+  if (!d) return;
+  coal_cuda_free(d->rowptr), coal_cuda_free(d->colind), coal_cuda_free(d->values);
+  free_fastload_dev(&d->fl);
+  free_fastload_dev(&d->flt);
+  coal_cuda_free(d->merge_row), coal_cuda_free(d->merge_nz);
+  coal_cuda_free(d->carry_row), coal_cuda_free(d->carry_val);
+  coal_free(d);
+  A->dev = NULL;
+  A->valid &= ~(unsigned)COAL_MEM_DEVICE;
+}
+
+static coal_status upload_csr(coal_mat A, struct coal_mat_cuda *d) {
+  coal_ctx ctx = A->ctx;
+  size_t es = coal_dtype_size(A->dtype);
+  COAL_CALL(dup_async(ctx, (void **)&d->rowptr, A->rowptr, sizeof(int32_t) * ((size_t)A->nrows + 1)));
+  COAL_CALL(dup_async(ctx, (void **)&d->colind, A->colind, sizeof(int32_t) * (size_t)A->nnz));
+  COAL_CALL(dup_async(ctx, &d->values, A->values, es * (size_t)A->nnz));
+  COAL_CUDA_CALL(ctx, cudaStreamSynchronize(coal_stream(ctx)));
+  return COAL_SUCCESS;
+}
+
+/* Makes the device CSR current: full upload the first time, values only after a change.
+ * Cheap when nothing changed (two field tests), so every product may call it. */
+static coal_status cu_mat_prepare(coal_mat A) {
+  coal_ctx ctx = A->ctx;
+  if (!A->dev) {
+    struct coal_mat_cuda *d = NULL;
+    COAL_CALL(coal_calloc(ctx, sizeof *d, (void **)&d));
+    A->dev = d;
+    coal_status st = upload_csr(A, d);
+    if (st != COAL_SUCCESS) {
+      cu_mat_release(A);
+      return st;
+    }
+    A->valid |= COAL_MEM_DEVICE;
+    return COAL_SUCCESS;
+  }
+  if (!(A->valid & COAL_MEM_DEVICE)) {
+    /* Derived device formats hold values too: drop them, they are rebuilt at next use. */
+    free_fastload_dev(&A->dev->fl);
+    free_fastload_dev(&A->dev->flt);
+    COAL_CALL(cu_upload(ctx, A->dev->values, A->values, coal_dtype_size(A->dtype) * (size_t)A->nnz));
+    A->valid |= COAL_MEM_DEVICE;
+  }
+  return COAL_SUCCESS;
+}
+
+coal_status coal_cuda_mat(coal_mat A, struct coal_mat_cuda **d) {
+  COAL_CHECK(A->ctx, A->dev && (A->valid & COAL_MEM_DEVICE), COAL_ERR_STATE,
+             "matrix has no current device copy (mat_prepare not called)");
+  *d = A->dev;
+  return COAL_SUCCESS;
+}
+
+/* ---- FastLoad upload ----------------------------------------------------------------------- */
+/* Gather schedule. Blocks of one 32-lane group share blk_col. A warp task is a run of
+ * consecutive blocks of one group with at most COAL_FLT_TASK_ROUNDS rounds in total (or a
+ * single higher block). When one task covers a whole group (and the group's blocks are
+ * contiguous), every lane's row is complete in that warp: plain store y = alpha*sum + beta*y.
+ * Otherwise the task's lanes add with atomics, and their rows are pre-scaled (beta*y) first.
+ * Lanes with no entries are covered by no block: they are pre-scaled too. */
+static coal_status build_gather_schedule(coal_ctx ctx, const coal_fastload *f, int32_t **task_out,
+                                         int32_t *ntasks_out, int32_t **pre_out,
+                                         int32_t *npre_out) {
+  int32_t nb = f->nblocks, nl = f->nlanes;
+  int32_t *task = NULL, *pre = NULL, *runs = NULL;
+  uint8_t *mark = NULL; /* per lane: 1 has entries, 2 atomic */
+  coal_status st;
+  COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * ((size_t)nb + 1), (void **)&task), fail);
+  COAL_CALL_GOTO(st, coal_calloc(ctx, sizeof(int32_t) * ((size_t)nl + 1), (void **)&runs), fail);
+  COAL_CALL_GOTO(st, coal_calloc(ctx, (size_t)nl + 1, (void **)&mark), fail);
+  /* runs[col]: number of separate runs of blocks that start at lane col */
+  for (int32_t b = 0; b < nb; b++)
+    if (b == 0 || f->blk_col[b] != f->blk_col[b - 1]) runs[f->blk_col[b]]++;
+  {
+    int32_t nt = 0;
+    for (int32_t b0 = 0; b0 < nb;) {
+      int32_t col = f->blk_col[b0], b1 = b0;
+      while (b1 < nb && f->blk_col[b1] == col) b1++; /* group run [b0, b1) */
+      int32_t rounds = 0;
+      for (int32_t b = b0; b < b1; b++) rounds += f->blk_height[b];
+      int whole = runs[col] == 1 && rounds <= COAL_FLT_TASK_ROUNDS;
+      for (int32_t t0 = b0; t0 < b1;) {
+        int32_t t1 = t0 + 1, r = f->blk_height[t0];
+        while (t1 < b1 && r + f->blk_height[t1] <= COAL_FLT_TASK_ROUNDS) r += f->blk_height[t1++];
+        int store = whole || (t1 == t0 + 1 && (f->blk_class[t0] & COAL_FL_COMPLETE));
+        task[nt++] = (int32_t)((uint32_t)t0 | (store ? 0u : COAL_FLT_TASK_ATOMIC));
+        for (int32_t b = t0; b < t1; b++)
+          for (int32_t l = 0; l < f->blk_len[b]; l++) mark[col + l] |= store ? 1 : 3;
+        t0 = t1;
+      }
+      b0 = b1;
+    }
+    task[nt] = nb;
+    *ntasks_out = nt;
+  }
+  {
+    int32_t np = 0;
+    for (int32_t s = 0; s < nl; s++) np += mark[s] != 1;
+    COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * ((size_t)np + 1), (void **)&pre), fail);
+    np = 0;
+    for (int32_t s = 0; s < nl; s++)
+      if (mark[s] != 1) pre[np++] = f->identity_perm ? s : f->perm[s];
+    *npre_out = np;
+  }
+  coal_free(runs), coal_free(mark);
+  *task_out = task, *pre_out = pre;
+  return COAL_SUCCESS;
+fail:
+  coal_free(task), coal_free(pre), coal_free(runs), coal_free(mark);
+  return st;
+}
+
+static coal_status upload_fastload(coal_ctx ctx, const coal_fastload *f, int transposed,
+                                   coal_dtype dtype, struct coal_fastload_dev *fd) {
+  size_t nb = (size_t)f->nblocks, nz = (size_t)f->nnz;
+  fd->nlanes = f->nlanes, fd->nother = f->nother, fd->identity_perm = f->identity_perm;
+  fd->nnz = f->nnz, fd->nblocks = f->nblocks;
+  if (!f->identity_perm)
+    COAL_CALL(dup_async(ctx, (void **)&fd->perm, f->perm, sizeof(int32_t) * (size_t)f->nlanes));
+  COAL_CALL(dup_async(ctx, (void **)&fd->blk_ptr, f->blk_ptr, sizeof(int32_t) * nb));
+  COAL_CALL(dup_async(ctx, (void **)&fd->blk_col, f->blk_col, sizeof(int32_t) * nb));
+  COAL_CALL(dup_async(ctx, (void **)&fd->blk_len, f->blk_len, nb));
+  COAL_CALL(dup_async(ctx, (void **)&fd->blk_height, f->blk_height, nb));
+  COAL_CALL(dup_async(ctx, (void **)&fd->blk_class, f->blk_class, nb));
+  COAL_CALL(dup_async(ctx, (void **)&fd->idx, f->idx, sizeof(int32_t) * nz));
+  COAL_CALL(dup_async(ctx, &fd->val, f->val, coal_dtype_size(dtype) * nz));
+  if (!transposed) {
+    COAL_CHECK(ctx, f->seg || nz == 0, COAL_ERR_STATE, "FastLoad scatter format without seg");
+    COAL_CALL(dup_async(ctx, (void **)&fd->seg, f->seg, nz));
+    COAL_CUDA_CALL(ctx, cudaStreamSynchronize(coal_stream(ctx)));
+    return COAL_SUCCESS;
+  }
+  int32_t *task = NULL, *pre = NULL;
+  COAL_CALL(build_gather_schedule(ctx, f, &task, &fd->ntasks, &pre, &fd->nprescale));
+  coal_status st = dup_async(ctx, (void **)&fd->task, task, sizeof(int32_t) * ((size_t)fd->ntasks + 1));
+  if (st == COAL_SUCCESS)
+    st = dup_async(ctx, (void **)&fd->prescale, pre, sizeof(int32_t) * (size_t)fd->nprescale);
+  if (st == COAL_SUCCESS) {
+    /* the host arrays must outlive the copies */
+    cudaError_t e = cudaStreamSynchronize(coal_stream(ctx));
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      st = COAL_ERROR(ctx, COAL_ERR_CUDA, "cudaStreamSynchronize: %s", cudaGetErrorString(e));
+    }
+  }
+  coal_free(task), coal_free(pre);
+  return st;
+}
+
+coal_status coal_cuda_fastload_upload(coal_mat A, int transposed,
+                                      const struct coal_fastload_dev **out) {
+  struct coal_mat_cuda *d = NULL;
+  COAL_CALL(coal_cuda_mat(A, &d));
+  struct coal_fastload_dev *fd = transposed ? &d->flt : &d->fl;
+  if (!fd->built) {
+    const coal_fastload *f = NULL;
+    COAL_CALL(coal_mat_fastload(A, transposed, &f));
+    COAL_CHECK(A->ctx, f->nlanes == (transposed ? A->nrows : A->ncols) && f->nnz == A->nnz,
+               COAL_ERR_STATE, "FastLoad format does not match the matrix (%d lanes, %lld nnz)",
+               f->nlanes, (long long)f->nnz);
+    coal_status st = upload_fastload(A->ctx, f, transposed, A->dtype, fd);
+    if (st != COAL_SUCCESS) {
+      free_fastload_dev(fd);
+      return st;
+    }
+    fd->built = 1;
+  }
+  *out = fd;
+  return COAL_SUCCESS;
+}
+
+/* ---- table ------------------------------------------------------------------------------- */
+/* Positional (C++17 has no designated initialisers): order of coal_backend_ops. */
+const coal_backend_ops coal_cuda_ops = {
+    "cuda",
+    cu_alloc,
+    cu_release,
+    cu_upload,
+    cu_download,
+    cu_copy,
+    cu_sync,
+    cu_mat_prepare,
+    cu_mat_release,
+    {NULL, coal_spmv_csr_vector_cuda, coal_spmv_csr_merge_cuda, coal_spmv_fastload_cuda,
+     coal_spmv_fastload_t_cuda},
+};

@@ -1,0 +1,112 @@
+/* The `coalesce` command-line tool: shared declarations of the subcommands and helpers.
+ *
+ * Exit codes: 0 success, 1 runtime failure (a library call failed, a check failed), 2 usage
+ * error (unknown subcommand or option, malformed matrix spec). Results go to stdout, errors to
+ * stderr with the library's message (coal_ctx_last_error). */
+#ifndef COAL_CLI_H
+#define COAL_CLI_H
+
+#include "coalesce.h"
+#include "internal.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+/* Options every subcommand accepts. */
+typedef struct {
+  coal_backend backend; /* default AUTO */
+  coal_dtype dtype;     /* default F64 */
+} cli_common;
+
+/* ---- option parsing ---------------------------------------------------------------------- */
+/* If argv[*i] is option `name` ("--name VALUE" or "--name=VALUE"), stores its value, moves *i
+ * to the last argument consumed and returns 1; returns 0 when argv[*i] is not that option and
+ * -1 (message printed) when the value is missing. */
+int cli_opt_value(int argc, char **argv, int *i, const char *name, const char **val);
+/* Tries --backend and --dtype at argv[*i]: 1 consumed, 0 not a common option, -1 usage error
+ * (message printed). */
+int cli_parse_common(int argc, char **argv, int *i, cli_common *c);
+/* Strict integer / real parsing of a whole string: 0 on success, -1 otherwise. */
+int cli_parse_i64(const char *s, int64_t *v);
+int cli_parse_f64(const char *s, double *v);
+/* Usage error: prints "coalesce: MESSAGE" and a hint to stderr, returns CLI_USAGE. */
+int cli_usage_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* ---- matrix specs ------------------------------------------------------------------------ */
+typedef enum {
+  CLI_SPEC_FILE,     /* Matrix Market file (.mtx, .mtx.gz) */
+  CLI_SPEC_LAP2D,    /* lap2d:N        N x N grid, 5-point */
+  CLI_SPEC_LAP3D,    /* lap3d:N        N^3 grid, 7-point */
+  CLI_SPEC_LAP3D27,  /* lap3d27:N      N^3 grid, 27-point */
+  CLI_SPEC_ANISO,    /* aniso:N:ex:ey:ez */
+  CLI_SPEC_POWERLAW, /* powerlaw:ROWS:MEAN[:SEED], gamma 2.5 */
+  CLI_SPEC_SPD,      /* spd:ROWS:MEAN[:SEED] */
+} cli_spec_kind;
+
+typedef struct {
+  cli_spec_kind kind;
+  const char *text; /* as given on the command line (not copied) */
+  char name[128];   /* short name for tables: file name without .mtx[.gz], or the spec */
+  int64_t n;        /* grid size or number of rows */
+  double e[3];      /* anisotropy coefficients */
+  double mean;      /* mean nonzeros per row */
+  uint64_t seed;
+} cli_spec;
+
+/* Parses a spec; on error prints a message naming the spec and returns CLI_USAGE. */
+int cli_spec_parse(const char *text, cli_spec *sp);
+/* Reads or generates the matrix on ctx. */
+coal_status cli_spec_load(coal_ctx ctx, const cli_spec *sp, coal_dtype dtype, coal_mat *A);
+/* One-line description, e.g. "3-D 7-point Laplacian, 48^3 grid". */
+void cli_spec_describe(const cli_spec *sp, char *buf, size_t len);
+/* The spec help text (for `coalesce help`). */
+extern const char cli_spec_help[];
+
+/* ---- contexts and errors ----------------------------------------------------------------- */
+/* Creates a context; on failure prints why and returns CLI_FAIL (CLI_OK on success). */
+int cli_ctx_create(coal_backend b, coal_ctx *ctx);
+/* Prints "coalesce: WHAT: MESSAGE" with the library's message for st; returns CLI_FAIL. */
+int cli_fail(coal_ctx ctx, coal_status st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* ---- numerics ---------------------------------------------------------------------------- */
+/* Bytes an SpMV must move at least: nnz*(val+4) + 4*(nrows+1) + val*(ncols+nrows). */
+double cli_byte_floor(int64_t nrows, int64_t ncols, int64_t nnz, coal_dtype dtype);
+/* ||y - ref||_inf / ||ref||_inf (absolute when ref is 0); NaN anywhere gives +inf. */
+double cli_rel_err(const double *y, const double *ref, int64_t n);
+/* Relative error allowed by the checks: 1e-12 for f64, 1e-5 for f32. */
+double cli_tolerance(coal_dtype dtype);
+/* Copies the first column of X (n entries) into a host double array. */
+coal_status cli_bvec_get(coal_bvec X, double *dst);
+/* Deterministic x in [-1,1) as a host array of dtype (n entries, caller frees with free). */
+void *cli_random_vector(int64_t n, coal_dtype dtype, uint64_t seed);
+/* Plain host CSR loop y = A*x in double, from A's host CSR arrays (the independent
+ * reference used by the demo). */
+void cli_csr_reference(coal_mat A, const double *x, double *y);
+const char *cli_dtype_name(coal_dtype d);
+
+/* Argument of cli_spmv_run, a coal_bench_fn computing y = A*x (alpha 1, beta 0) with one
+ * kernel on raw vectors of A's context. */
+typedef struct {
+  coal_mat A;
+  coal_spmv_kernel kernel;
+  const void *x;
+  void *y;
+} cli_spmv_arg;
+coal_status cli_spmv_run(void *arg);
+
+/* ---- subcommands ------------------------------------------------------------------------- */
+int cli_info(int argc, char **argv);
+int cli_demo(int argc, char **argv);
+int cli_bench(int argc, char **argv);
+
+#endif

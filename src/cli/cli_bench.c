@@ -1,0 +1,561 @@
+/* `coalesce bench spmv`: every SpMV kernel of the library, and cuSPARSE ALG1/ALG2 on the cuda
+ * backend, on a list of matrices. Each kernel runs once into a NaN-poisoned y and is checked
+ * against the host CSR product of a separate host copy of the matrix, then timed with
+ * coal_bench_time (median). See bench/README.md for the columns. */
+#include "../../kernels/bench.h"
+#include "cli.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BENCH_WARMUP 10
+#define BENCH_SEED   7
+#define COPY_BYTES   ((size_t)256 << 20)
+
+enum { K_VECTOR, K_MERGE, K_FL, K_FLT, K_CUSP1, K_CUSP2, K_FL_SORTED, K_FLT_SORTED, K_COUNT };
+static const char *const kname[K_COUNT] = {"csr-vector",       "csr-merge",         "fastload",
+                                           "fastload-t",       "cusparse-alg1",     "cusparse-alg2",
+                                           "fastload(sorted)", "fastload-t(sorted)"};
+static const coal_spmv_kernel kkernel[K_COUNT] = {
+    COAL_SPMV_CSR_VECTOR, COAL_SPMV_CSR_MERGE, COAL_SPMV_FASTLOAD, COAL_SPMV_FASTLOAD_T,
+    COAL_SPMV_AUTO,       COAL_SPMV_AUTO,      COAL_SPMV_FASTLOAD, COAL_SPMV_FASTLOAD_T};
+
+typedef struct {
+  int ran;   /* checked and timed */
+  int error; /* a library call failed (message printed) */
+  int ok;    /* check passed */
+  double err, us, us_min;
+} kres;
+
+typedef struct {
+  cli_common c;
+  int64_t reps, height;
+  const char *csv_path, *json_path;
+  coal_ctx ctx, hctx; /* benchmark context, host context of the reference */
+  double copy_gbps;   /* NAN on host */
+  FILE *csv, *json;
+  int json_first;
+  int failed;
+} bench_run;
+
+typedef struct {
+  coal_cusparse_spmv *h;
+} cusp_arg;
+
+static coal_status cusp_run(void *p) {
+  return coal_cusparse_spmv_run(((cusp_arg *)p)->h, 1.0, 0.0);
+}
+
+/* ---- output helpers ---------------------------------------------------------------------- */
+
+static void csv_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+static void csv_num(FILE *f, double v, const char *fmt) {
+  if (isfinite(v)) fprintf(f, fmt, v);
+}
+
+static void json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\')
+      fprintf(f, "\\%c", ch);
+    else if (ch < 0x20)
+      fprintf(f, "\\u%04x", ch);
+    else
+      fputc(ch, f);
+  }
+  fputc('"', f);
+}
+
+static void json_num(FILE *f, double v) {
+  if (isfinite(v))
+    fprintf(f, "%.6g", v);
+  else
+    fputs("null", f);
+}
+
+static void fmt_num(char *buf, size_t len, double v, const char *fmt) {
+  if (isfinite(v))
+    snprintf(buf, len, fmt, v);
+  else
+    snprintf(buf, len, "-");
+}
+
+/* ---- one kernel -------------------------------------------------------------------------- */
+
+/* Poisons y with NaN, runs fn once, checks y against ref, then times fn. */
+static void measure(bench_run *R, const char *mname, int k, coal_bench_fn fn, void *arg,
+                    coal_bvec y, const double *ref, double *ybuf, kres *r) {
+  coal_ctx ctx = R->ctx;
+  int64_t n = 0;
+  coal_bvec_size(y, &n, NULL);
+  coal_status st;
+  memset(r, 0, sizeof *r);
+  r->err = r->us = r->us_min = NAN;
+  if ((st = coal_bvec_set_value(y, NAN)) || (st = fn(arg)) || (st = coal_ctx_sync(ctx)) ||
+      (st = cli_bvec_get(y, ybuf))) {
+    cli_fail(ctx, st, "%s: %s", mname, kname[k]);
+    r->error = 1;
+    return;
+  }
+  r->err = cli_rel_err(ybuf, ref, n);
+  r->ok = r->err < cli_tolerance(R->c.dtype);
+  if ((st = coal_bench_time(ctx, fn, arg, BENCH_WARMUP, (int)R->reps, &r->us, &r->us_min))) {
+    cli_fail(ctx, st, "%s: timing %s", mname, kname[k]);
+    r->error = 1;
+    return;
+  }
+  r->ran = 1;
+}
+
+/* ---- reporting --------------------------------------------------------------------------- */
+
+typedef struct {
+  const cli_spec *sp;
+  int64_t rows, cols, nnz;
+  int sym;
+  double floor_b;
+  coal_fastload_stats fs[2]; /* scatter, gather */
+  kres res[K_COUNT];
+  int present[K_COUNT];
+} mat_report;
+
+static double best_cusparse(const mat_report *m) {
+  double b = NAN;
+  for (int k = K_CUSP1; k <= K_CUSP2; k++)
+    if (m->present[k] && m->res[k].ran && m->res[k].ok && !(m->res[k].us >= b)) b = m->res[k].us;
+  return b;
+}
+
+static void report(bench_run *R, const mat_report *m) {
+  double bc = best_cusparse(m);
+  double build_ms[2] = {m->fs[0].build_seconds * 1e3, m->fs[1].build_seconds * 1e3};
+  double per[2] = {build_ms[0] * 1e3 / bc, build_ms[1] * 1e3 / bc};
+  char a[32], b[32], c2[32], d[32];
+
+  printf("\n== %s: %lld x %lld, %lld nonzeros, %s%s, byte floor %.2f MB\n", m->sp->name,
+         (long long)m->rows, (long long)m->cols, (long long)m->nnz, cli_dtype_name(R->c.dtype),
+         m->sym ? ", symmetric" : "", m->floor_b / 1e6);
+  fmt_num(a, sizeof a, per[0], "%.1f");
+  fmt_num(b, sizeof b, per[1], "%.1f");
+  printf("   FastLoad build (H=%lld): scatter %.3f ms (build/SpMV %s), gather %.3f ms "
+         "(build/SpMV %s)\n",
+         (long long)R->height, build_ms[0], a, build_ms[1], b);
+  printf("   %-20s %10s %9s %7s %7s  %s\n", "kernel", "us", "GB/s", "%copy", "ratio", "check");
+  int best = -1, best_sorted = -1;
+  for (int k = 0; k < K_COUNT; k++) {
+    if (!m->present[k]) continue;
+    const kres *r = &m->res[k];
+    if (r->error) {
+      printf("   %-20s %10s %9s %7s %7s  ERROR\n", kname[k], "-", "-", "-", "-");
+      continue;
+    }
+    double gbps = m->floor_b / (r->us * 1e3);
+    double pct = 100.0 * gbps / R->copy_gbps;
+    double ratio = bc / r->us;
+    fmt_num(a, sizeof a, r->us, "%.2f");
+    fmt_num(b, sizeof b, gbps, "%.2f");
+    fmt_num(c2, sizeof c2, pct, "%.1f%%");
+    fmt_num(d, sizeof d, ratio, "%.2fx");
+    printf("   %-20s %10s %9s %7s %7s  %s (%.1e)\n", kname[k], a, b, c2, d, r->ok ? "ok" : "FAIL",
+           r->err);
+    if (!r->ok) continue;
+    if (k <= K_FLT && (best < 0 || r->us < m->res[best].us)) best = k;
+    if (k >= K_FL_SORTED && (best_sorted < 0 || r->us < m->res[best_sorted].us)) best_sorted = k;
+  }
+  printf("   summary %s: ", m->sp->name);
+  if (best < 0)
+    printf("no kernel of ours passed");
+  else {
+    printf("best %s %.2f us, %.2f GB/s", kname[best], m->res[best].us,
+           m->floor_b / (m->res[best].us * 1e3));
+    if (isfinite(bc))
+      printf(", %.2fx the best cuSPARSE (%.2f us)", bc / m->res[best].us, bc);
+    else
+      printf(" (no cuSPARSE on the %s backend)", coal_backend_name(coal_ctx_backend(R->ctx)));
+  }
+  if (best_sorted >= 0) {
+    printf("; sorted order: %s %.2f us", kname[best_sorted], m->res[best_sorted].us);
+    if (isfinite(bc)) printf(", %.2fx", bc / m->res[best_sorted].us);
+  }
+  printf("\n");
+
+  const char *dev = coal_ctx_device_name(R->ctx);
+  const char *backend = coal_backend_name(coal_ctx_backend(R->ctx));
+  if (R->csv) {
+    for (int k = 0; k < K_COUNT; k++) {
+      if (!m->present[k]) continue;
+      const kres *r = &m->res[k];
+      double gbps = m->floor_b / (r->us * 1e3);
+      FILE *f = R->csv;
+      csv_str(f, m->sp->name);
+      fprintf(f, ",%lld,%lld,%lld,%s,%s,", (long long)m->rows, (long long)m->cols,
+              (long long)m->nnz, cli_dtype_name(R->c.dtype), backend);
+      csv_str(f, dev);
+      fprintf(f, ",%s,", kname[k]);
+      csv_num(f, r->us, "%.4f"), fputc(',', f);
+      csv_num(f, r->us_min, "%.4f"), fputc(',', f);
+      csv_num(f, gbps, "%.4f"), fputc(',', f);
+      csv_num(f, 100.0 * gbps / R->copy_gbps, "%.3f"), fputc(',', f);
+      csv_num(f, bc / r->us, "%.4f"), fputc(',', f);
+      fprintf(f, "%s,", r->error ? "ERROR" : r->ok ? "ok" : "FAIL");
+      csv_num(f, r->err, "%.3e"), fputc(',', f);
+      fprintf(f, "%.0f,", m->floor_b);
+      csv_num(f, R->copy_gbps, "%.3f"), fputc(',', f);
+      fprintf(f, "%.4f,%.4f,", build_ms[0], build_ms[1]);
+      csv_num(f, per[0], "%.3f"), fputc(',', f);
+      csv_num(f, per[1], "%.3f"), fputc(',', f);
+      fprintf(f, "%lld,%lld\n", (long long)R->height, (long long)R->reps);
+    }
+    fflush(R->csv);
+  }
+  if (R->json) {
+    FILE *f = R->json;
+    fprintf(f, "%s\n    {\"matrix\": ", R->json_first ? "" : ",");
+    R->json_first = 0;
+    json_str(f, m->sp->name);
+    fprintf(f, ", \"spec\": ");
+    json_str(f, m->sp->text);
+    fprintf(f, ", \"rows\": %lld, \"cols\": %lld, \"nnz\": %lld, \"symmetric\": %s,",
+            (long long)m->rows, (long long)m->cols, (long long)m->nnz, m->sym ? "true" : "false");
+    fprintf(f, " \"floor_bytes\": %.0f, \"build_scatter_ms\": ", m->floor_b);
+    json_num(f, build_ms[0]);
+    fprintf(f, ", \"build_gather_ms\": ");
+    json_num(f, build_ms[1]);
+    fprintf(f, ", \"build_scatter_per_spmv\": ");
+    json_num(f, per[0]);
+    fprintf(f, ", \"build_gather_per_spmv\": ");
+    json_num(f, per[1]);
+    fprintf(f, ", \"best_cusparse_us\": ");
+    json_num(f, bc);
+    fprintf(f, ",\n     \"kernels\": [");
+    int first = 1;
+    for (int k = 0; k < K_COUNT; k++) {
+      if (!m->present[k]) continue;
+      const kres *r = &m->res[k];
+      double gbps = m->floor_b / (r->us * 1e3);
+      fprintf(f, "%s\n       {\"kernel\": \"%s\", \"us\": ", first ? "" : ",", kname[k]);
+      first = 0;
+      json_num(f, r->us);
+      fprintf(f, ", \"us_min\": ");
+      json_num(f, r->us_min);
+      fprintf(f, ", \"gbps\": ");
+      json_num(f, gbps);
+      fprintf(f, ", \"pct_copy\": ");
+      json_num(f, 100.0 * gbps / R->copy_gbps);
+      fprintf(f, ", \"ratio_vs_cusparse\": ");
+      json_num(f, bc / r->us);
+      fprintf(f, ", \"check\": \"%s\", \"rel_err\": ", r->error ? "ERROR" : r->ok ? "ok" : "FAIL");
+      json_num(f, r->err);
+      fputc('}', f);
+    }
+    fprintf(f, "]}");
+    fflush(f);
+  }
+}
+
+/* ---- one matrix -------------------------------------------------------------------------- */
+
+typedef struct {
+  coal_mat A, Ah, B, Bh;
+  coal_bvec x, y, xh, yh;
+  void *xv;
+  double *ref, *ybuf;
+} mat_state;
+
+static void mat_state_free(mat_state *s) {
+  coal_mat_destroy(&s->A), coal_mat_destroy(&s->Ah);
+  coal_mat_destroy(&s->B), coal_mat_destroy(&s->Bh);
+  coal_bvec_destroy(&s->x), coal_bvec_destroy(&s->y);
+  coal_bvec_destroy(&s->xh), coal_bvec_destroy(&s->yh);
+  free(s->xv), free(s->ref), free(s->ybuf);
+}
+
+/* Host CSR reference of M (host context) on xh into ref. */
+static coal_status host_reference(mat_state *s, coal_mat M) {
+  COAL_CALL(coal_spmv(M, COAL_SPMV_CSR_VECTOR, 1.0, s->xh, 0.0, s->yh));
+  return cli_bvec_get(s->yh, s->ref);
+}
+
+/* Our kernels on M (benchmark context) for the slots first..last of kkernel. */
+static void run_ours(bench_run *R, mat_state *s, mat_report *m, coal_mat M, int first, int last) {
+  for (int k = first; k <= last; k++) {
+    cli_spmv_arg arg = {M, kkernel[k], coal_bvec_data(s->x), coal_bvec_data(s->y)};
+    measure(R, m->sp->name, k, cli_spmv_run, &arg, s->y, s->ref, s->ybuf, &m->res[k]);
+    m->present[k] = 1;
+  }
+}
+
+/* Runs every kernel on one matrix. A file found by --matrices that the library does not handle
+ * (complex values) is skipped with a note instead of failing the run. */
+static int bench_matrix(bench_run *R, const cli_spec *sp, int from_dir) {
+  mat_state s;
+  mat_report m;
+  memset(&s, 0, sizeof s);
+  memset(&m, 0, sizeof m);
+  m.sp = sp;
+  coal_dtype dt = R->c.dtype;
+  coal_status st;
+  int rc = CLI_FAIL;
+  if ((st = cli_spec_load(R->ctx, sp, dt, &s.A))) {
+    if (from_dir && st == COAL_ERR_UNSUPPORTED) {
+      printf("\n== %s: skipped (%s)\n", sp->name, coal_ctx_last_error(R->ctx));
+      rc = CLI_OK;
+    } else {
+      cli_fail(R->ctx, st, "cannot load '%s'", sp->text);
+    }
+    goto done;
+  }
+  if ((st = cli_spec_load(R->hctx, sp, dt, &s.Ah))) {
+    cli_fail(R->hctx, st, "cannot load '%s' on the host", sp->text);
+    goto done;
+  }
+  coal_mat_size(s.A, &m.rows, &m.cols, &m.nnz);
+  m.floor_b = cli_byte_floor(m.rows, m.cols, m.nnz, dt);
+  if ((st = coal_mat_is_symmetric(s.Ah, &m.sym))) {
+    cli_fail(R->hctx, st, "%s: symmetry test", sp->name);
+    goto done;
+  }
+  int64_t nmax = m.rows > m.cols ? m.rows : m.cols;
+  s.xv = cli_random_vector(m.cols, dt, BENCH_SEED);
+  s.ref = malloc(sizeof(double) * (size_t)(nmax + 1));
+  s.ybuf = malloc(sizeof(double) * (size_t)(nmax + 1));
+  if (!s.xv || !s.ref || !s.ybuf) {
+    cli_fail(NULL, COAL_ERR_MEMORY, "%s: vectors", sp->name);
+    goto done;
+  }
+  if ((st = coal_bvec_create(R->ctx, m.cols, 1, dt, COAL_COL_MAJOR, 0, &s.x)) ||
+      (st = coal_bvec_create(R->ctx, m.rows, 1, dt, COAL_COL_MAJOR, 0, &s.y)) ||
+      (st = coal_bvec_set_host(s.x, s.xv, COAL_COL_MAJOR, 0))) {
+    cli_fail(R->ctx, st, "%s: vectors", sp->name);
+    goto done;
+  }
+  if ((st = coal_bvec_create(R->hctx, m.cols, 1, dt, COAL_COL_MAJOR, 0, &s.xh)) ||
+      (st = coal_bvec_create(R->hctx, m.rows, 1, dt, COAL_COL_MAJOR, 0, &s.yh)) ||
+      (st = coal_bvec_set_host(s.xh, s.xv, COAL_COL_MAJOR, 0)) || (st = host_reference(&s, s.Ah))) {
+    cli_fail(R->hctx, st, "%s: host reference", sp->name);
+    goto done;
+  }
+  /* FastLoad formats first, so that their build time is measured on its own */
+  if ((st = coal_mat_set_fastload_height(s.A, (int)R->height)) ||
+      (st = coal_mat_fastload_stats(s.A, 0, &m.fs[0])) ||
+      (st = coal_mat_fastload_stats(s.A, 1, &m.fs[1]))) {
+    cli_fail(R->ctx, st, "%s: FastLoad build", sp->name);
+    goto done;
+  }
+  run_ours(R, &s, &m, s.A, K_VECTOR, K_FLT);
+
+  if (coal_ctx_backend(R->ctx) == COAL_BACKEND_CUDA) {
+    for (int k = K_CUSP1; k <= K_CUSP2; k++) {
+      cusp_arg ca = {NULL};
+      m.present[k] = 1;
+      st = coal_cusparse_spmv_create(s.A, k == K_CUSP1 ? 1 : 2, coal_bvec_data(s.x),
+                                     coal_bvec_data(s.y), &ca.h);
+      if (st) {
+        cli_fail(R->ctx, st, "%s: %s", sp->name, kname[k]);
+        m.res[k].error = 1;
+        m.res[k].us = m.res[k].us_min = m.res[k].err = NAN;
+        continue;
+      }
+      measure(R, sp->name, k, cusp_run, &ca, s.y, s.ref, s.ybuf, &m.res[k]);
+      coal_cusparse_spmv_destroy(ca.h);
+    }
+  }
+
+  /* Sorted order: B = P A P^T with P the gather format's lane order, so that B's sorted order
+   * is the identity and the FastLoad kernels need no gather of x or scatter of y. */
+  int sorted_failed = 0;
+  if (m.rows == m.cols) {
+    const coal_fastload *f = NULL;
+    if ((st = coal_mat_fastload(s.A, 1, &f)) || (st = coal_mat_permute(s.A, f->perm, &s.B)) ||
+        (st = coal_mat_set_fastload_height(s.B, (int)R->height)) ||
+        (st = coal_mat_fastload(s.B, 0, &f)) || (st = coal_mat_fastload(s.B, 1, &f))) {
+      cli_fail(R->ctx, st, "%s: sorted-order matrix", sp->name);
+      sorted_failed = 1;
+    } else if ((st = coal_mat_fastload(s.A, 1, &f)) ||
+               (st = coal_mat_permute(s.Ah, f->perm, &s.Bh)) || (st = host_reference(&s, s.Bh))) {
+      cli_fail(R->hctx, st, "%s: sorted-order host reference", sp->name);
+      sorted_failed = 1;
+    } else {
+      run_ours(R, &s, &m, s.B, K_FL_SORTED, K_FLT_SORTED);
+    }
+  }
+  rc = sorted_failed ? CLI_FAIL : CLI_OK;
+  for (int k = 0; k < K_COUNT; k++)
+    if (m.present[k] && (m.res[k].error || !m.res[k].ok)) rc = CLI_FAIL;
+  report(R, &m);
+done:
+  mat_state_free(&s);
+  return rc;
+}
+
+/* ---- driver ------------------------------------------------------------------------------ */
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Appends DIR/NAME for every NAME ending in .mtx.gz, sorted; paths are owned by *paths. */
+static int scan_dir(const char *dir, char ***paths, int *npaths) {
+  DIR *d = opendir(dir);
+  if (!d) {
+    fprintf(stderr, "coalesce: cannot open matrix folder '%s': %s\n", dir, strerror(errno));
+    return CLI_FAIL;
+  }
+  struct dirent *e;
+  int cap = 0;
+  while ((e = readdir(d))) {
+    size_t len = strlen(e->d_name);
+    if (len <= 7 || strcmp(e->d_name + len - 7, ".mtx.gz")) continue;
+    if (*npaths == cap) {
+      cap = cap ? 2 * cap : 64;
+      char **p = realloc(*paths, sizeof(char *) * (size_t)cap);
+      if (!p) break;
+      *paths = p;
+    }
+    size_t n = strlen(dir) + len + 2;
+    char *s = malloc(n);
+    if (!s) break;
+    snprintf(s, n, "%s/%s", dir, e->d_name);
+    (*paths)[(*npaths)++] = s;
+  }
+  closedir(d);
+  if (*npaths > 1) qsort(*paths, (size_t)*npaths, sizeof(char *), cmp_str);
+  return CLI_OK;
+}
+
+static const char *const large_specs[] = {"lap3d:128", "lap3d27:100", "powerlaw:1048576:12"};
+
+static int bench_spmv(int argc, char **argv) {
+  bench_run R;
+  memset(&R, 0, sizeof R);
+  R.c.backend = COAL_BACKEND_AUTO, R.c.dtype = COAL_F64;
+  R.reps = 100, R.height = 8, R.json_first = 1, R.copy_gbps = NAN;
+  const char *dir = NULL;
+  int large = 0, rc = CLI_USAGE, ns = 0, npaths = 0;
+  char **paths = NULL;
+  cli_spec *specs = calloc((size_t)argc + 3, sizeof *specs);
+  if (!specs) return cli_fail(NULL, COAL_ERR_MEMORY, "bench");
+  for (int i = 1; i < argc; i++) {
+    const char *v = NULL;
+    int r = cli_parse_common(argc, argv, &i, &R.c);
+    if (r < 0) goto out;
+    if (r > 0) continue;
+    if ((r = cli_opt_value(argc, argv, &i, "--reps", &v))) {
+      if (r < 0) goto out;
+      if (cli_parse_i64(v, &R.reps) || R.reps < 1 || R.reps > 1000000) {
+        cli_usage_error("--reps: '%s' is not an integer in 1..1000000", v);
+        goto out;
+      }
+    } else if ((r = cli_opt_value(argc, argv, &i, "--height", &v))) {
+      if (r < 0) goto out;
+      if (cli_parse_i64(v, &R.height) || R.height < 1 || R.height > 255) {
+        cli_usage_error("--height: '%s' is not an integer in 1..255", v);
+        goto out;
+      }
+    } else if ((r = cli_opt_value(argc, argv, &i, "--matrices", &dir))) {
+      if (r < 0) goto out;
+    } else if ((r = cli_opt_value(argc, argv, &i, "--csv", &R.csv_path))) {
+      if (r < 0) goto out;
+    } else if ((r = cli_opt_value(argc, argv, &i, "--json", &R.json_path))) {
+      if (r < 0) goto out;
+    } else if (!strcmp(argv[i], "--large")) {
+      large = 1;
+    } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+      cli_usage_error("bench spmv: unknown option '%s'", argv[i]);
+      goto out;
+    } else {
+      if (cli_spec_parse(argv[i], &specs[ns]) != CLI_OK) goto out;
+      ns++;
+    }
+  }
+  if (ns == 0 && !dir && !large) {
+    cli_usage_error("bench spmv: no matrices (give SPECs, --matrices DIR or --large)");
+    goto out;
+  }
+  rc = CLI_FAIL;
+  if (dir && scan_dir(dir, &paths, &npaths) != CLI_OK) goto out;
+  {
+    cli_spec *all = realloc(specs, sizeof *specs * ((size_t)ns + (size_t)npaths + 3));
+    if (!all) goto out;
+    specs = all;
+  }
+  int ns_args = ns;
+  for (int p = 0; p < npaths; p++) cli_spec_parse(paths[p], &specs[ns++]);
+  if (large)
+    for (int p = 0; p < 3; p++) cli_spec_parse(large_specs[p], &specs[ns++]);
+
+  if (cli_ctx_create(R.c.backend, &R.ctx) != CLI_OK || cli_ctx_create(COAL_BACKEND_HOST, &R.hctx))
+    goto out;
+  if (R.csv_path && !(R.csv = fopen(R.csv_path, "w"))) {
+    fprintf(stderr, "coalesce: cannot write '%s': %s\n", R.csv_path, strerror(errno));
+    goto out;
+  }
+  if (R.json_path && !(R.json = fopen(R.json_path, "w"))) {
+    fprintf(stderr, "coalesce: cannot write '%s': %s\n", R.json_path, strerror(errno));
+    goto out;
+  }
+  int cuda = coal_ctx_backend(R.ctx) == COAL_BACKEND_CUDA;
+  if (cuda) {
+    coal_status st = coal_bench_copy_bandwidth(R.ctx, COPY_BYTES, &R.copy_gbps);
+    if (st) {
+      cli_fail(R.ctx, st, "copy bandwidth");
+      R.copy_gbps = NAN;
+      R.failed = 1;
+    }
+  }
+  char bw[32];
+  fmt_num(bw, sizeof bw, R.copy_gbps, "%.1f GB/s");
+  printf("coalesce bench spmv: %d matri%s, backend %s (%s), %s, %lld reps after %d warm-up "
+         "runs, FastLoad H=%lld\n",
+         ns, ns == 1 ? "x" : "ces", coal_backend_name(coal_ctx_backend(R.ctx)),
+         coal_ctx_device_name(R.ctx), cli_dtype_name(R.c.dtype), (long long)R.reps, BENCH_WARMUP,
+         (long long)R.height);
+  printf("copy bandwidth (256 MiB device copy, read + write): %s%s\n", bw,
+         cuda ? "" : " (host backend: not measured)");
+  if (R.csv)
+    fprintf(R.csv, "matrix,rows,cols,nnz,dtype,backend,device,kernel,us_median,us_min,gbps,"
+                   "pct_copy,ratio_vs_cusparse,check,rel_err,floor_bytes,copy_gbps,"
+                   "build_scatter_ms,build_gather_ms,build_scatter_per_spmv,"
+                   "build_gather_per_spmv,height,reps\n");
+  if (R.json) {
+    fprintf(R.json, "{\"device\": ");
+    json_str(R.json, coal_ctx_device_name(R.ctx));
+    fprintf(R.json, ", \"backend\": \"%s\", \"dtype\": \"%s\", \"copy_gbps\": ",
+            coal_backend_name(coal_ctx_backend(R.ctx)), cli_dtype_name(R.c.dtype));
+    json_num(R.json, R.copy_gbps);
+    fprintf(R.json, ", \"reps\": %lld, \"warmup\": %d, \"height\": %lld,\n  \"matrices\": [",
+            (long long)R.reps, BENCH_WARMUP, (long long)R.height);
+  }
+  for (int s = 0; s < ns; s++)
+    if (bench_matrix(&R, &specs[s], s >= ns_args && s < ns_args + npaths) != CLI_OK) R.failed = 1;
+  if (R.json) fprintf(R.json, "\n  ]\n}\n");
+  rc = R.failed ? CLI_FAIL : CLI_OK;
+  if (R.failed) fprintf(stderr, "coalesce bench spmv: some kernels failed (see above)\n");
+out:
+  if (R.csv && fclose(R.csv)) rc = CLI_FAIL;
+  if (R.json && fclose(R.json)) rc = CLI_FAIL;
+  coal_ctx_destroy(&R.ctx);
+  coal_ctx_destroy(&R.hctx);
+  for (int p = 0; p < npaths; p++) free(paths[p]);
+  free(paths);
+  free(specs);
+  return rc;
+}
+
+int cli_bench(int argc, char **argv) {
+  if (argc < 2) return cli_usage_error("bench needs a benchmark name: bench spmv ...");
+  if (!strcmp(argv[1], "spmv")) return bench_spmv(argc - 1, argv + 1);
+  return cli_usage_error("unknown benchmark '%s' (available: spmv)", argv[1]);
+}

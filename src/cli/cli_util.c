@@ -1,0 +1,367 @@
+/* Helpers of the `coalesce` tool: option parsing, matrix specs, contexts, errors, checks. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- option parsing ---------------------------------------------------------------------- */
+
+int cli_usage_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("coalesce: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputs("\n(run 'coalesce help' for the usage)\n", stderr);
+  return CLI_USAGE;
+}
+
+int cli_opt_value(int argc, char **argv, int *i, const char *name, const char **val) {
+  const char *a = argv[*i];
+  size_t len = strlen(name);
+  if (strncmp(a, name, len) != 0) return 0;
+  if (a[len] == '=') {
+    *val = a + len + 1;
+    return 1;
+  }
+  if (a[len] != '\0') return 0;
+  if (*i + 1 >= argc) {
+    cli_usage_error("option %s needs a value", name);
+    return -1;
+  }
+  *i += 1;
+  *val = argv[*i];
+  return 1;
+}
+
+int cli_parse_common(int argc, char **argv, int *i, cli_common *c) {
+  const char *v = NULL;
+  int r = cli_opt_value(argc, argv, i, "--backend", &v);
+  if (r < 0) return -1;
+  if (r > 0) {
+    if (coal_backend_parse(v, &c->backend) != COAL_SUCCESS) {
+      cli_usage_error("unknown backend '%s' (expected host, cuda or auto)", v);
+      return -1;
+    }
+    return 1;
+  }
+  r = cli_opt_value(argc, argv, i, "--dtype", &v);
+  if (r < 0) return -1;
+  if (r > 0) {
+    if (!strcmp(v, "f64"))
+      c->dtype = COAL_F64;
+    else if (!strcmp(v, "f32"))
+      c->dtype = COAL_F32;
+    else {
+      cli_usage_error("unknown dtype '%s' (expected f64 or f32)", v);
+      return -1;
+    }
+    return 1;
+  }
+  return 0;
+}
+
+int cli_parse_i64(const char *s, int64_t *v) {
+  if (!s || !*s) return -1;
+  char *end = NULL;
+  errno = 0;
+  long long x = strtoll(s, &end, 10);
+  if (errno || *end != '\0') return -1;
+  *v = (int64_t)x;
+  return 0;
+}
+
+int cli_parse_f64(const char *s, double *v) {
+  if (!s || !*s) return -1;
+  char *end = NULL;
+  errno = 0;
+  double x = strtod(s, &end);
+  if (errno || *end != '\0' || !isfinite(x)) return -1;
+  *v = x;
+  return 0;
+}
+
+/* ---- matrix specs ------------------------------------------------------------------------ */
+
+const char cli_spec_help[] =
+    "Matrix specs (wherever a matrix is expected):\n"
+    "  FILE.mtx, FILE.mtx.gz        Matrix Market file (coordinate real/integer/pattern)\n"
+    "  lap2d:N                      2-D 5-point Laplacian on an N x N grid\n"
+    "  lap3d:N                      3-D 7-point Laplacian on an N^3 grid\n"
+    "  lap3d27:N                    3-D 27-point Laplacian on an N^3 grid\n"
+    "  aniso:N:ex:ey:ez             3-D 7-point anisotropic Laplacian, coefficients > 0\n"
+    "  powerlaw:ROWS:MEAN[:SEED]    random power-law matrix (gamma 2.5), MEAN nonzeros/row\n"
+    "  spd:ROWS:MEAN[:SEED]         random sparse SPD, about MEAN off-diagonals per row\n";
+
+static const struct {
+  const char *prefix;
+  cli_spec_kind kind;
+  int min_fields, max_fields; /* fields after the prefix */
+  const char *form;
+} generators[] = {
+    {"lap2d", CLI_SPEC_LAP2D, 1, 1, "lap2d:N"},
+    {"lap3d", CLI_SPEC_LAP3D, 1, 1, "lap3d:N"},
+    {"lap3d27", CLI_SPEC_LAP3D27, 1, 1, "lap3d27:N"},
+    {"aniso", CLI_SPEC_ANISO, 4, 4, "aniso:N:ex:ey:ez"},
+    {"powerlaw", CLI_SPEC_POWERLAW, 2, 3, "powerlaw:ROWS:MEAN[:SEED]"},
+    {"spd", CLI_SPEC_SPD, 2, 3, "spd:ROWS:MEAN[:SEED]"},
+};
+#define NGEN ((int)(sizeof generators / sizeof generators[0]))
+#define MAXF 4
+
+static int spec_error(const char *text, const char *form, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "coalesce: bad matrix spec '%s': ", text);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  if (form) fprintf(stderr, " (expected %s)", form);
+  fputc('\n', stderr);
+  return CLI_USAGE;
+}
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t a = strlen(s), b = strlen(suffix);
+  return a >= b && !strcmp(s + a - b, suffix);
+}
+
+static void file_name(const char *path, char *out, size_t len) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  snprintf(out, len, "%s", base);
+  char *dot = strstr(out, ".mtx");
+  if (dot && (!strcmp(dot, ".mtx") || !strcmp(dot, ".mtx.gz"))) *dot = '\0';
+  if (!out[0]) snprintf(out, len, "%s", path);
+}
+
+/* Size limit so that the generated matrix stays within 32-bit indices (checked again by the
+ * library, which reports COAL_ERR_OVERFLOW). */
+static int grid_ok(int64_t n, int dims) {
+  double rows = pow((double)n, dims);
+  return n >= 1 && rows <= (double)INT32_MAX;
+}
+
+int cli_spec_parse(const char *text, cli_spec *sp) {
+  memset(sp, 0, sizeof *sp);
+  sp->text = text;
+  sp->seed = 1;
+  if (!text || !*text) return spec_error("", NULL, "empty");
+  const char *colon = strchr(text, ':');
+  /* An existing file wins, whatever its name; so do names that look like files. */
+  if (!colon || access(text, F_OK) == 0 || ends_with(text, ".mtx") || ends_with(text, ".mtx.gz") ||
+      strchr(text, '/')) {
+    for (int g = 0; g < NGEN && !colon; g++)
+      if (!strcmp(text, generators[g].prefix) && access(text, F_OK) != 0)
+        return spec_error(text, generators[g].form, "the generator needs parameters");
+    sp->kind = CLI_SPEC_FILE;
+    file_name(text, sp->name, sizeof sp->name);
+    return CLI_OK;
+  }
+  size_t plen = (size_t)(colon - text);
+  int g = 0;
+  while (g < NGEN &&
+         !(strlen(generators[g].prefix) == plen && !strncmp(generators[g].prefix, text, plen)))
+    g++;
+  if (g == NGEN)
+    return spec_error(text, NULL,
+                      "unknown generator '%.*s' (known: lap2d, lap3d, lap3d27, aniso, powerlaw, "
+                      "spd; files end in .mtx or .mtx.gz)",
+                      (int)plen, text);
+  const char *form = generators[g].form;
+  /* split the fields after the prefix */
+  char buf[256];
+  if (strlen(colon + 1) >= sizeof buf) return spec_error(text, form, "too long");
+  snprintf(buf, sizeof buf, "%s", colon + 1);
+  char *field[MAXF + 1];
+  int nf = 0;
+  char *p = buf;
+  for (;;) {
+    if (nf > MAXF) break;
+    field[nf++] = p;
+    char *c = strchr(p, ':');
+    if (!c) break;
+    *c = '\0';
+    p = c + 1;
+  }
+  if (nf < generators[g].min_fields || nf > generators[g].max_fields)
+    return spec_error(text, form, "%d parameter%s given", nf, nf == 1 ? "" : "s");
+  sp->kind = generators[g].kind;
+  snprintf(sp->name, sizeof sp->name, "%s", text);
+  int64_t n;
+  if (cli_parse_i64(field[0], &n) || n < 1)
+    return spec_error(text, form, "'%s' is not a positive integer", field[0]);
+  sp->n = n;
+  switch (sp->kind) {
+  case CLI_SPEC_LAP2D:
+    if (!grid_ok(n, 2)) return spec_error(text, form, "N = %lld is too large", (long long)n);
+    break;
+  case CLI_SPEC_LAP3D:
+  case CLI_SPEC_LAP3D27:
+    if (!grid_ok(n, 3)) return spec_error(text, form, "N = %lld is too large", (long long)n);
+    break;
+  case CLI_SPEC_ANISO:
+    if (!grid_ok(n, 3)) return spec_error(text, form, "N = %lld is too large", (long long)n);
+    for (int k = 0; k < 3; k++)
+      if (cli_parse_f64(field[1 + k], &sp->e[k]) || !(sp->e[k] > 0))
+        return spec_error(text, form, "coefficient '%s' is not a positive number", field[1 + k]);
+    break;
+  case CLI_SPEC_POWERLAW:
+  case CLI_SPEC_SPD:
+    if (n > INT32_MAX) return spec_error(text, form, "ROWS = %lld is too large", (long long)n);
+    if (cli_parse_f64(field[1], &sp->mean) || !(sp->mean > 0) || sp->mean > (double)n)
+      return spec_error(text, form, "MEAN '%s' is not a number in (0, ROWS]", field[1]);
+    if (nf == 3) {
+      int64_t s;
+      if (cli_parse_i64(field[2], &s) || s < 0)
+        return spec_error(text, form, "SEED '%s' is not a non-negative integer", field[2]);
+      sp->seed = (uint64_t)s;
+    }
+    break;
+  case CLI_SPEC_FILE: break;
+  }
+  return CLI_OK;
+}
+
+coal_status cli_spec_load(coal_ctx ctx, const cli_spec *sp, coal_dtype dtype, coal_mat *A) {
+  int64_t n = sp->n;
+  switch (sp->kind) {
+  case CLI_SPEC_FILE: return coal_mat_read_mm(ctx, sp->text, dtype, A);
+  case CLI_SPEC_LAP2D: return coal_gen_laplace2d(ctx, n, n, dtype, A);
+  case CLI_SPEC_LAP3D: return coal_gen_laplace3d(ctx, n, n, n, 7, dtype, A);
+  case CLI_SPEC_LAP3D27: return coal_gen_laplace3d(ctx, n, n, n, 27, dtype, A);
+  case CLI_SPEC_ANISO:
+    return coal_gen_aniso3d(ctx, n, n, n, sp->e[0], sp->e[1], sp->e[2], dtype, A);
+  case CLI_SPEC_POWERLAW: return coal_gen_powerlaw(ctx, n, sp->mean, 2.5, sp->seed, dtype, A);
+  case CLI_SPEC_SPD: return coal_gen_random_spd(ctx, n, sp->mean, sp->seed, dtype, A);
+  }
+  return COAL_ERR_ARG;
+}
+
+void cli_spec_describe(const cli_spec *sp, char *buf, size_t len) {
+  long long n = (long long)sp->n;
+  switch (sp->kind) {
+  case CLI_SPEC_FILE: snprintf(buf, len, "Matrix Market file %s", sp->text); break;
+  case CLI_SPEC_LAP2D: snprintf(buf, len, "2-D 5-point Laplacian, %lld x %lld grid", n, n); break;
+  case CLI_SPEC_LAP3D: snprintf(buf, len, "3-D 7-point Laplacian, %lld^3 grid", n); break;
+  case CLI_SPEC_LAP3D27: snprintf(buf, len, "3-D 27-point Laplacian, %lld^3 grid", n); break;
+  case CLI_SPEC_ANISO:
+    snprintf(buf, len, "3-D anisotropic Laplacian (%g, %g, %g), %lld^3 grid", sp->e[0], sp->e[1],
+             sp->e[2], n);
+    break;
+  case CLI_SPEC_POWERLAW:
+    snprintf(buf, len, "random power-law matrix, gamma 2.5, mean %g per row, seed %llu", sp->mean,
+             (unsigned long long)sp->seed);
+    break;
+  case CLI_SPEC_SPD:
+    snprintf(buf, len, "random sparse SPD matrix, mean %g off-diagonals per row, seed %llu",
+             sp->mean, (unsigned long long)sp->seed);
+    break;
+  }
+}
+
+/* ---- contexts and errors ----------------------------------------------------------------- */
+
+int cli_ctx_create(coal_backend b, coal_ctx *ctx) {
+  coal_status st = coal_ctx_create(b, ctx);
+  if (st == COAL_SUCCESS) return CLI_OK;
+  const char *env = getenv("COALESCE_BACKEND");
+  if (b == COAL_BACKEND_AUTO && st == COAL_ERR_ARG && env)
+    fprintf(stderr, "coalesce: COALESCE_BACKEND='%s' is not host, cuda or auto\n", env);
+  else if (st == COAL_ERR_NOT_COMPILED)
+    fprintf(stderr, "coalesce: cannot use the %s backend: this build has no CUDA support\n",
+            coal_backend_name(b == COAL_BACKEND_AUTO ? COAL_BACKEND_CUDA : b));
+  else if (st == COAL_ERR_NO_DEVICE)
+    fprintf(stderr, "coalesce: cannot use the cuda backend: no usable GPU\n");
+  else
+    fprintf(stderr, "coalesce: cannot create a %s context: %s\n", coal_backend_name(b),
+            coal_status_string(st));
+  return CLI_FAIL;
+}
+
+int cli_fail(coal_ctx ctx, coal_status st, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("coalesce: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  /* The context's message starts with the status string when it belongs to this failure; an
+   * older message (or none) is not shown. */
+  const char *msg = ctx ? coal_ctx_last_error(ctx) : "";
+  const char *ss = coal_status_string(st);
+  if (msg && !strncmp(msg, ss, strlen(ss)))
+    fprintf(stderr, ": %s\n", msg);
+  else
+    fprintf(stderr, ": %s\n", ss);
+  return CLI_FAIL;
+}
+
+/* ---- numerics ---------------------------------------------------------------------------- */
+
+const char *cli_dtype_name(coal_dtype d) { return d == COAL_F32 ? "f32" : "f64"; }
+
+double cli_byte_floor(int64_t nrows, int64_t ncols, int64_t nnz, coal_dtype dtype) {
+  double v = (double)coal_dtype_size(dtype);
+  return (double)nnz * (v + 4.0) + 4.0 * ((double)nrows + 1.0) +
+         v * ((double)ncols + (double)nrows);
+}
+
+double cli_rel_err(const double *y, const double *ref, int64_t n) {
+  double num = 0, den = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (isnan(y[i]) || isnan(ref[i])) return INFINITY;
+    double d = fabs(y[i] - ref[i]);
+    if (d > num) num = d;
+    if (fabs(ref[i]) > den) den = fabs(ref[i]);
+  }
+  return den > 0 ? num / den : num;
+}
+
+double cli_tolerance(coal_dtype dtype) { return dtype == COAL_F32 ? 1e-5 : 1e-12; }
+
+coal_status cli_bvec_get(coal_bvec X, double *dst) {
+  int64_t n = 0;
+  COAL_CALL(coal_bvec_size(X, &n, NULL));
+  coal_dtype dt = coal_bvec_dtype(X);
+  if (dt == COAL_F64) return coal_bvec_get_host(X, dst, COAL_COL_MAJOR, 0);
+  float *tmp = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
+  if (!tmp) return COAL_ERR_MEMORY;
+  coal_status st = coal_bvec_get_host(X, tmp, COAL_COL_MAJOR, 0);
+  if (!st)
+    for (int64_t i = 0; i < n; i++) dst[i] = tmp[i];
+  free(tmp);
+  return st;
+}
+
+void *cli_random_vector(int64_t n, coal_dtype dtype, uint64_t seed) {
+  void *v = malloc(coal_dtype_size(dtype) * (size_t)(n > 0 ? n : 1));
+  if (!v) return NULL;
+  for (int64_t i = 0; i < n; i++) {
+    double r = coal_random_uniform(seed, (uint64_t)i);
+    if (dtype == COAL_F64)
+      ((double *)v)[i] = r;
+    else
+      ((float *)v)[i] = (float)r;
+  }
+  return v;
+}
+
+void cli_csr_reference(coal_mat A, const double *x, double *y) {
+  for (int32_t i = 0; i < A->nrows; i++) {
+    double s = 0;
+    for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+      double a = A->dtype == COAL_F64 ? ((const double *)A->values)[p]
+                                      : (double)((const float *)A->values)[p];
+      s += a * x[A->colind[p]];
+    }
+    y[i] = s;
+  }
+}
+
+coal_status cli_spmv_run(void *arg) {
+  const cli_spmv_arg *a = arg;
+  return coal_spmv_raw(a->A, a->kernel, 1.0, a->x, 0.0, a->y);
+}

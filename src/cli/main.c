@@ -1,0 +1,70 @@
+/* `coalesce`: command-line front end of the library (info, demo, bench). */
+#include "cli.h"
+
+#include <string.h>
+
+static void print_help(FILE *f) {
+  fprintf(f,
+          "coalesce %d.%d.%d: GPU iterative solvers for sparse symmetric systems\n"
+          "\n"
+          "Usage: coalesce COMMAND [OPTIONS] [SPEC...]\n"
+          "\n"
+          "Commands:\n"
+          "  demo [--n N]            SpMV on the 3-D 7-point Laplacian (N = 128 on a GPU, 48 on\n"
+          "                          the host) with the auto-selected kernel, checked against the\n"
+          "                          host CSR product and timed\n"
+          "  info SPEC...            sizes, row lengths, symmetry, FastLoad format statistics and\n"
+          "                          the kernel the library picks; --height H as below\n"
+          "  bench spmv [SPEC...]    SpMV kernels against each other and cuSPARSE; options:\n"
+          "      --matrices DIR      also every *.mtx.gz in DIR\n"
+          "      --large             also lap3d:128, lap3d27:100, powerlaw:1048576:12\n"
+          "      --reps N            timed repetitions (default 100, after 10 warm-up runs)\n"
+          "      --height H          FastLoad block height limit (default 8)\n"
+          "      --csv FILE          one row per matrix and kernel\n"
+          "      --json FILE         the same as JSON\n"
+          "  solve, eigs             not available yet in this version\n"
+          "  version                 version and backends\n"
+          "  help                    this text\n"
+          "\n"
+          "Common options:\n"
+          "  --backend host|cuda|auto   default auto: $COALESCE_BACKEND, else cuda when a GPU is\n"
+          "                             present, else host\n"
+          "  --dtype f64|f32            value precision (default f64)\n"
+          "\n"
+          "%s"
+          "\n"
+          "Exit status: 0 success, 1 runtime failure or failed check, 2 usage error.\n",
+          COAL_VERSION_MAJOR, COAL_VERSION_MINOR, COAL_VERSION_PATCH, cli_spec_help);
+}
+
+static int cmd_version(void) {
+  printf("coalesce %d.%d.%d\n", COAL_VERSION_MAJOR, COAL_VERSION_MINOR, COAL_VERSION_PATCH);
+  printf("backends: host, cuda (%s)\n", !coal_cuda_compiled()   ? "not compiled in this build"
+                                        : coal_cuda_available() ? "compiled, GPU present"
+                                                                : "compiled, no GPU found");
+  return CLI_OK;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    print_help(stderr);
+    return CLI_USAGE;
+  }
+  const char *cmd = argv[1];
+  /* subcommands see argv[0] = their own name */
+  int sub_argc = argc - 1;
+  char **sub_argv = argv + 1;
+  if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+    print_help(stdout);
+    return CLI_OK;
+  }
+  if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) return cmd_version();
+  if (!strcmp(cmd, "info")) return cli_info(sub_argc, sub_argv);
+  if (!strcmp(cmd, "demo")) return cli_demo(sub_argc, sub_argv);
+  if (!strcmp(cmd, "bench")) return cli_bench(sub_argc, sub_argv);
+  if (!strcmp(cmd, "solve") || !strcmp(cmd, "eigs")) {
+    fprintf(stderr, "coalesce %s: not available yet in this version (see the issues)\n", cmd);
+    return CLI_USAGE;
+  }
+  return cli_usage_error("unknown command '%s'", cmd);
+}

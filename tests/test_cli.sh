@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Tests of the `coalesce` command-line tool: subcommands, output contents, CSV, exit codes.
+# Usage: test_cli.sh COALESCE_BINARY MATRICES_DIR
+# Cases that need MATRICES_DIR are skipped when it does not exist; the rest still run.
+set -u
+
+BIN=${1:?usage: test_cli.sh COALESCE_BINARY MATRICES_DIR}
+MATDIR=${2:-}
+export COALESCE_BACKEND=host
+
+pass=0
+fail=0
+skip=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/coalesce-cli.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { pass=$((pass + 1)); }
+bad() {
+  fail=$((fail + 1))
+  echo "FAIL: $*" >&2
+}
+
+# run NAME EXPECTED_RC CMD...: runs the command, stdout to $tmp/out, stderr to $tmp/err, and
+# checks the exit status.
+run() {
+  local name=$1 want=$2
+  shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ "$rc" -eq "$want" ]; then
+    ok
+  else
+    bad "$name: exit $rc, expected $want"
+    sed 's/^/    stdout: /' "$tmp/out" | tail -20 >&2
+    sed 's/^/    stderr: /' "$tmp/err" | tail -20 >&2
+  fi
+}
+
+# expect NAME FILE PATTERN: FILE contains a line matching the extended regex PATTERN.
+expect() {
+  if grep -Eq -- "$3" "$2"; then ok; else bad "$1: no line matching '$3' in $(basename "$2")"; fi
+}
+
+have_mat=0
+if [ -n "$MATDIR" ] && [ -d "$MATDIR" ] && [ -f "$MATDIR/nos4.mtx.gz" ] &&
+  [ -f "$MATDIR/bcsstk04.mtx.gz" ]; then
+  have_mat=1
+else
+  echo "note: matrices folder '$MATDIR' not found: skipping the cases that read files"
+fi
+
+# ---- version and help --------------------------------------------------------------------
+run version 0 "$BIN" version
+expect version "$tmp/out" '^coalesce [0-9]+\.[0-9]+\.[0-9]+'
+run help 0 "$BIN" help
+expect help "$tmp/out" 'bench spmv'
+expect help "$tmp/out" 'lap3d:N'
+run --help 0 "$BIN" --help
+
+# ---- info --------------------------------------------------------------------------------
+if [ $have_mat = 1 ]; then
+  run info 0 "$BIN" info "$MATDIR/nos4.mtx.gz" lap3d:8
+  expect info "$tmp/out" '^nos4: '
+  expect info "$tmp/out" 'size +100 x 100, 594 nonzeros, f64'
+  expect info "$tmp/out" '^lap3d:8: '
+  expect info "$tmp/out" 'size +512 x 512, 3200 nonzeros, f64'
+  expect info "$tmp/out" 'row length +min 4, mean 6\.25, max 7'
+  expect info "$tmp/out" 'FastLoad scatter'
+  expect info "$tmp/out" 'FastLoad gather'
+  expect info "$tmp/out" 'kernel +csr-vector \(auto on host'
+else
+  skip=$((skip + 1))
+fi
+run info-gen 0 "$BIN" info lap3d:8 --dtype f32
+expect info-gen "$tmp/out" 'symmetric +yes'
+expect info-gen "$tmp/out" 'empty +0 rows, 0 columns'
+expect info-gen "$tmp/out" '512 x 512, 3200 nonzeros, f32'
+
+# ---- demo --------------------------------------------------------------------------------
+run demo 0 "$BIN" demo --backend host --n 16
+expect demo "$tmp/out" '16\^3 grid: 4096 rows, 27136 nonzeros, f64'
+expect demo "$tmp/out" 'backend +host'
+expect demo "$tmp/out" 'us per SpMV'
+expect demo "$tmp/out" 'GB/s effective'
+expect demo "$tmp/out" 'relative error .*: ok$'
+
+# ---- bench spmv --------------------------------------------------------------------------
+# Host backend: csr-vector, csr-merge, fastload, fastload-t plus the two sorted-order runs per
+# square matrix, no cuSPARSE.
+csv="$tmp/x.csv"
+json="$tmp/x.json"
+if [ $have_mat = 1 ]; then
+  run bench 0 "$BIN" bench spmv --backend host lap3d:10 "$MATDIR/bcsstk04.mtx.gz" --reps 3 \
+    --csv "$csv" --json "$json"
+  want_rows=12
+else
+  run bench 0 "$BIN" bench spmv --backend host lap3d:10 --reps 3 --csv "$csv" --json "$json"
+  want_rows=6
+fi
+expect bench "$tmp/out" '^== lap3d:10: 1000 x 1000, 6400 nonzeros'
+expect bench "$tmp/out" 'summary lap3d:10: best '
+expect bench "$tmp/out" 'fastload-t\(sorted\)'
+if [ -f "$csv" ]; then
+  ok
+  rows=$(($(wc -l <"$csv") - 1))
+  if [ "$rows" -eq "$want_rows" ]; then ok; else bad "bench: CSV has $rows rows, expected $want_rows"; fi
+  expect bench-csv "$csv" '^matrix,rows,cols,nnz,dtype,backend,device,kernel,us_median'
+  # column 14 is the check; every data row must say ok
+  nok=$(tail -n +2 "$csv" | awk -F, '$14 == "ok"' | wc -l)
+  if [ "$nok" -eq "$want_rows" ]; then ok; else bad "bench: $nok of $want_rows CSV checks are ok"; fi
+  for k in csr-vector csr-merge fastload fastload-t 'fastload\(sorted\)' 'fastload-t\(sorted\)'; do
+    expect bench-csv "$csv" "^\"lap3d:10\",1000,1000,6400,f64,host,\"host CPU\",$k,"
+  done
+else
+  bad "bench: $csv was not written"
+fi
+if command -v python3 >/dev/null 2>&1; then
+  if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if all(k["check"]=="ok" for m in d["matrices"] for k in m["kernels"]) else 1)' "$json"; then
+    ok
+  else
+    bad "bench: $json is not valid JSON or has failed checks"
+  fi
+fi
+
+# ---- error paths -------------------------------------------------------------------------
+run unknown-command 2 "$BIN" frobnicate
+expect unknown-command "$tmp/err" "unknown command 'frobnicate'"
+run no-command 2 "$BIN"
+run bad-spec 2 "$BIN" info lap3d:abc
+expect bad-spec "$tmp/err" "lap3d:abc"
+run bad-generator 2 "$BIN" info blob:3
+run bad-option 2 "$BIN" demo --frob
+run bad-backend 2 "$BIN" demo --backend gpu
+run bench-no-matrices 2 "$BIN" bench spmv --backend host
+run solve 2 "$BIN" solve lap3d:8
+expect solve "$tmp/err" 'not available yet'
+run eigs 2 "$BIN" eigs lap3d:8
+missing="$tmp/no-such-matrix.mtx.gz"
+run missing-file 1 "$BIN" info "$missing"
+expect missing-file "$tmp/err" "no-such-matrix\.mtx\.gz"
+run bench-missing-file 1 "$BIN" bench spmv --backend host "$missing" --reps 1
+expect bench-missing-file "$tmp/err" "no-such-matrix\.mtx\.gz"
+
+if [ "$skip" -gt 0 ]; then
+  echo "$pass passed, $fail failed, $skip skipped"
+else
+  echo "$pass passed, $fail failed"
+fi
+[ "$fail" -eq 0 ]
