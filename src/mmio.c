@@ -311,7 +311,7 @@ static coal_status writer_close(mm_writer *w) {
   }
   coal_free(w->buf);
   if (!err) return COAL_SUCCESS;
-  remove(w->path);
+  /* the partial file is left in place: path may name something that must not be unlinked */
   return COAL_ERROR(w->ctx, COAL_ERR_IO, "cannot write '%s': %s", w->path,
                     err > 0 ? errtext(err, eb, sizeof eb) : "zlib error");
 }

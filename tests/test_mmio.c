@@ -566,6 +566,11 @@ static void test_io_errors(void) {
   if (A) CHECK_ERR(ctx, coal_mat_write_mm(A, p), COAL_ERR_IO);
   CHECK_OK(ctx, coal_bvec_create(ctx, 2, 2, COAL_F64, COAL_COL_MAJOR, 0, &X));
   if (X) CHECK_ERR(ctx, coal_bvec_write_mm(X, p), COAL_ERR_IO);
+  /* a device that accepts no data: the failure shows at flush or close */
+  if (A && access("/dev/full", W_OK) == 0)
+    CHECK_ERR(ctx, coal_mat_write_mm(A, "/dev/full"), COAL_ERR_IO);
+  if (X && access("/dev/full", W_OK) == 0)
+    CHECK_ERR(ctx, coal_bvec_write_mm(X, "/dev/full"), COAL_ERR_IO);
   coal_bvec_destroy(&X);
   coal_mat_destroy(&A);
   /* bad arguments */

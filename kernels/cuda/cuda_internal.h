@@ -21,6 +21,15 @@
 
 /* Threads per CTA of the row and warp kernels. */
 #define COAL_CUDA_CTA 256
+/* Resident threads per SM of the architecture being compiled (for __launch_bounds__ minimum
+ * CTA counts, which ptxas rejects when they exceed it). */
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200)
+#define COAL_CUDA_THREADS_PER_SM 1536
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define COAL_CUDA_THREADS_PER_SM 1024
+#else
+#define COAL_CUDA_THREADS_PER_SM 2048
+#endif
 /* Gather (FastLoad-T) schedule: one warp runs consecutive blocks of one 32-lane group up to
  * this many rounds in total; a group that fits is finished by one warp (plain stores). */
 #define COAL_FLT_TASK_ROUNDS 32

@@ -121,10 +121,11 @@ __global__ __launch_bounds__(kThreads) void merge_kernel(
   const int32_t head_row = row0 + r;
   double sum = 0, head = 0;
   bool closed = false, open = false;
+  int end_r = r < rows_t ? s_end[r] : INT32_MAX; /* end of row r, kept in a register */
 #pragma unroll
   for (int k = 0; k < kItems; k++) {
     if (d0 + k < d1) {
-      if (r < rows_t && s_end[r] <= z) { /* row end */
+      if (end_r <= z) { /* row end */
         if (closed) {
           const int32_t row = row0 + r;
           y[row] = (T)(beta == 0.0 ? alpha * sum : alpha * sum + beta * (double)y[row]);
@@ -133,6 +134,7 @@ __global__ __launch_bounds__(kThreads) void merge_kernel(
           closed = true;
         }
         sum = 0, open = false, r++;
+        end_r = r < rows_t ? s_end[r] : INT32_MAX;
       } else {
         sum += s_prod[z];
         z++, open = true;
