@@ -8,7 +8,8 @@
  * the host context with the same kernel is the reference. Also: repeated calls, new values
  * after coal_mat_set_values, FastLoad heights 1/4/8/32, the symmetrically permuted operator
  * (identity FastLoad permutation), and a refused giant allocation that leaves the context
- * usable. */
+ * usable. Under compute-sanitizer pass --report-api-errors no: that allocation fails on
+ * purpose. */
 #include "check.h"
 #include "internal.h"
 
@@ -154,16 +155,49 @@ static void coo_add_random(coo *c, uint64_t s, uint64_t *k, int64_t i, int64_t n
 }
 
 typedef enum {
-  M_LAPLACE7, M_LAPLACE27, M_LAPLACE2D, M_POWERLAW, M_SPD, M_EMPTY_ROWS_COLS, M_DENSE_ROW,
-  M_DENSE_COL, M_ONE, M_ZERO, M_ROWS_NO_COLS, M_COLS_NO_ROWS, M_TALL, M_WIDE, M_TRIDIAG1007,
-  M_RANDOM33, M_RANDOM31, M_EXPLICIT_ZEROS, M_NO_ENTRIES, M_LONG_ROW_EMPTIES, M_COUNT
+  M_LAPLACE7,
+  M_LAPLACE27,
+  M_LAPLACE2D,
+  M_POWERLAW,
+  M_SPD,
+  M_EMPTY_ROWS_COLS,
+  M_DENSE_ROW,
+  M_DENSE_COL,
+  M_ONE,
+  M_ZERO,
+  M_ROWS_NO_COLS,
+  M_COLS_NO_ROWS,
+  M_TALL,
+  M_WIDE,
+  M_TRIDIAG1007,
+  M_RANDOM33,
+  M_RANDOM31,
+  M_EXPLICIT_ZEROS,
+  M_NO_ENTRIES,
+  M_LONG_ROW_EMPTIES,
+  M_COUNT
 } matrix_id;
 
-static const char *const matrix_names[M_COUNT] = {
-    "laplace3d-7pt-17^3", "laplace3d-27pt-9^3", "laplace2d-40x37", "powerlaw-5000",
-    "random-spd-3000", "empty-rows-cols", "dense-row", "dense-col", "1x1", "0x0", "7x0", "0x7",
-    "tall-3000x40", "wide-40x3000", "tridiag-1007", "random-33", "random-31", "explicit-zeros",
-    "no-entries-50", "long-row-among-empty"};
+static const char *const matrix_names[M_COUNT] = {"laplace3d-7pt-17^3",
+                                                  "laplace3d-27pt-9^3",
+                                                  "laplace2d-40x37",
+                                                  "powerlaw-5000",
+                                                  "random-spd-3000",
+                                                  "empty-rows-cols",
+                                                  "dense-row",
+                                                  "dense-col",
+                                                  "1x1",
+                                                  "0x0",
+                                                  "7x0",
+                                                  "0x7",
+                                                  "tall-3000x40",
+                                                  "wide-40x3000",
+                                                  "tridiag-1007",
+                                                  "random-33",
+                                                  "random-31",
+                                                  "explicit-zeros",
+                                                  "no-entries-50",
+                                                  "long-row-among-empty"};
 
 static void build_coo(matrix_id id, coo *c) {
   uint64_t s = 77 + (uint64_t)id;
@@ -185,8 +219,10 @@ static void build_coo(matrix_id id, coo *c) {
     c->m = c->n = 5000;
     for (int64_t i = 0; i < c->m; i++) coo_add(c, i, i, 2.0 + rnd(s, k++));
     for (int64_t j = 0; j < c->n; j++) {
-      if (id == M_DENSE_ROW) coo_add(c, 1234, j, rnd(s, k++));
-      else coo_add(c, j, 77, rnd(s, k++));
+      if (id == M_DENSE_ROW)
+        coo_add(c, 1234, j, rnd(s, k++));
+      else
+        coo_add(c, j, 77, rnd(s, k++));
     }
     break;
   case M_ONE: c->m = c->n = 1, coo_add(c, 0, 0, 2.5); break;
@@ -197,8 +233,7 @@ static void build_coo(matrix_id id, coo *c) {
   case M_WIDE:
     c->m = id == M_TALL ? 3000 : 40, c->n = id == M_TALL ? 40 : 3000;
     for (int64_t i = 0; i < c->m; i++)
-      for (int e = 0; e < (id == M_TALL ? 5 : 150); e++)
-        coo_add_random(c, s, &k, i, c->n);
+      for (int e = 0; e < (id == M_TALL ? 5 : 150); e++) coo_add_random(c, s, &k, i, c->n);
     break;
   case M_TRIDIAG1007:
   case M_EXPLICIT_ZEROS: /* explicit zeros: every third stored value is 0.0 */
@@ -266,8 +301,10 @@ static void check_set_values(mat_pair *M, const char *name) {
   for (int64_t p = 0; p < nnz; p++) {
     double a = dt == COAL_F64 ? ((double *)v)[p] : ((float *)v)[p];
     a = -2.0 * a + 0.125 * (double)(p % 7);
-    if (dt == COAL_F64) ((double *)v)[p] = a;
-    else ((float *)v)[p] = (float)a;
+    if (dt == COAL_F64)
+      ((double *)v)[p] = a;
+    else
+      ((float *)v)[p] = (float)a;
   }
   CHECK_OK(coal_mat_ctx(M->h), coal_mat_set_values(M->h, v));
   CHECK_OK(coal_mat_ctx(M->d), coal_mat_set_values(M->d, v));
@@ -320,8 +357,8 @@ static void check_permuted(mat_pair *M, const char *name) {
 /* A giant block is refused with an error (never a crash) and the context stays usable. */
 static void check_out_of_memory(ctx_pair *C) {
   coal_bvec X = NULL;
-  coal_status st = coal_bvec_create(C->d, INT32_MAX, (int64_t)1 << 20, COAL_F64, COAL_COL_MAJOR, 0,
-                                    &X);
+  coal_status st =
+      coal_bvec_create(C->d, INT32_MAX, (int64_t)1 << 20, COAL_F64, COAL_COL_MAJOR, 0, &X);
   CHECK(st == COAL_ERR_DEVICE_MEMORY || st == COAL_ERR_ARG || st == COAL_ERR_OVERFLOW,
         "giant block: %s", coal_status_string(st));
   CHECK(X == NULL, "giant block: handle set on failure");
@@ -409,7 +446,8 @@ int main(void) {
       if (id == M_LAPLACE27 || id == M_POWERLAW || id == M_DENSE_ROW || id == M_DENSE_COL ||
           id == M_LONG_ROW_EMPTIES)
         check_heights(&M, matrix_names[id]);
-      if (id == M_LAPLACE7 || id == M_SPD || id == M_LAPLACE27) check_permuted(&M, matrix_names[id]);
+      if (id == M_LAPLACE7 || id == M_SPD || id == M_LAPLACE27)
+        check_permuted(&M, matrix_names[id]);
       if (id == M_LAPLACE7 || id == M_POWERLAW || id == M_DENSE_ROW || id == M_EXPLICIT_ZEROS)
         check_set_values(&M, matrix_names[id]);
       pair_destroy(&M);

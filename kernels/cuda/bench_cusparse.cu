@@ -61,8 +61,8 @@ coal_status coal_bench_time(coal_ctx ctx, coal_bench_fn fn, void *arg, int warmu
 }
 
 /* ---- copy bandwidth ------------------------------------------------------------------------ */
-static coal_status copy_timings(coal_ctx ctx, void *dst, void *src, size_t bytes,
-                                double *ms_sorted, int reps) {
+static coal_status copy_timings(coal_ctx ctx, void *dst, void *src, size_t bytes, double *ms_sorted,
+                                int reps) {
   struct coal_cuda_ctx *c = ctx->cuda;
   COAL_CUDA_CALL(ctx, cudaMemsetAsync(src, 1, bytes, c->stream));
   for (int i = 0; i < 3; i++)
@@ -100,7 +100,9 @@ done:
   return st;
 }
 
-/* ---- cuSPARSE reference -------------------------------------------------------------------- */
+/* ---- cuSPARSE reference -------------------------------------------------------------------- *
+ * The descriptor points at A's own device CSR (no copy): it stays valid while A's device state
+ * does, i.e. until A's values or FastLoad height change or A is destroyed. */
 struct coal_cusparse_spmv {
   coal_ctx ctx;
   cudaDataType type;

@@ -28,8 +28,8 @@ static coal_status pick_device(coal_ctx ctx, int count, int *dev) {
   long v = strtol(env, &end, 10);
   COAL_CHECK(ctx, errno == 0 && end && *end == '\0' && v >= 0, COAL_ERR_ARG,
              "COALESCE_DEVICE=\"%s\" is not a device number", env);
-  COAL_CHECK(ctx, v < count, COAL_ERR_NO_DEVICE, "COALESCE_DEVICE=%ld but only %d GPU(s) found",
-             v, count);
+  COAL_CHECK(ctx, v < count, COAL_ERR_NO_DEVICE, "COALESCE_DEVICE=%ld but only %d GPU(s) found", v,
+             count);
   *dev = (int)v;
   return COAL_SUCCESS;
 }
@@ -54,8 +54,8 @@ static coal_status init_handles(coal_ctx ctx, struct coal_cuda_ctx *c) {
   COAL_CUDA_CALL(ctx, cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, c->device));
   c->sm_count = sms > 0 ? sms : 1;
   c->l2_bytes = l2 > 0 ? (size_t)l2 : 0;
-  snprintf(ctx->device_name, sizeof ctx->device_name, "%.200s, sm_%d%d, %d SMs", prop.name, major, minor,
-           sms);
+  snprintf(ctx->device_name, sizeof ctx->device_name, "%.200s, sm_%d%d, %d SMs", prop.name, major,
+           minor, sms);
 
   COAL_CUDA_CALL(ctx, cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
   COAL_CUSPARSE_CALL(ctx, cusparseCreate(&c->sparse));

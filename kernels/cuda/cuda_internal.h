@@ -23,7 +23,8 @@
 #define COAL_CUDA_CTA 256
 /* Resident threads per SM of the architecture being compiled (for __launch_bounds__ minimum
  * CTA counts, which ptxas rejects when they exceed it). */
-#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200)
+#if defined(__CUDA_ARCH__) &&                                                                      \
+    (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200)
 #define COAL_CUDA_THREADS_PER_SM 1536
 #elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 #define COAL_CUDA_THREADS_PER_SM 1024
@@ -85,36 +86,36 @@ struct coal_mat_cuda {
 
 /* A failed call can leave its code as the thread's "last error" (cudaMalloc does); it is
  * cleared so that a later launch check does not report it again. Sticky errors stay. */
-#define COAL_CUDA_CALL(ctx, expr)                                                              \
-  do {                                                                                         \
-    cudaError_t coal_cu_err_ = (expr);                                                         \
-    if (coal_cu_err_ != cudaSuccess) {                                                         \
-      (void)cudaGetLastError();                                                                \
-      return COAL_ERROR((ctx),                                                                 \
-                        coal_cu_err_ == cudaErrorMemoryAllocation ? COAL_ERR_DEVICE_MEMORY     \
-                                                                  : COAL_ERR_CUDA,             \
-                        "%s: %s", #expr, cudaGetErrorString(coal_cu_err_));                    \
-    }                                                                                          \
+#define COAL_CUDA_CALL(ctx, expr)                                                                  \
+  do {                                                                                             \
+    cudaError_t coal_cu_err_ = (expr);                                                             \
+    if (coal_cu_err_ != cudaSuccess) {                                                             \
+      (void)cudaGetLastError();                                                                    \
+      return COAL_ERROR((ctx),                                                                     \
+                        coal_cu_err_ == cudaErrorMemoryAllocation ? COAL_ERR_DEVICE_MEMORY         \
+                                                                  : COAL_ERR_CUDA,                 \
+                        "%s: %s", #expr, cudaGetErrorString(coal_cu_err_));                        \
+    }                                                                                              \
   } while (0)
 
 /* After a kernel launch: launch-configuration errors surface here. */
 #define COAL_CUDA_LAUNCH_CHECK(ctx) COAL_CUDA_CALL((ctx), cudaGetLastError())
 
-#define COAL_CUSPARSE_CALL(ctx, expr)                                                          \
-  do {                                                                                         \
-    cusparseStatus_t coal_sp_err_ = (expr);                                                    \
-    if (coal_sp_err_ != CUSPARSE_STATUS_SUCCESS)                                               \
-      return COAL_ERROR((ctx), coal_sp_err_ == CUSPARSE_STATUS_ALLOC_FAILED                    \
-                                   ? COAL_ERR_DEVICE_MEMORY                                    \
-                                   : COAL_ERR_CUDA,                                            \
-                        "%s: %s", #expr, cusparseGetErrorString(coal_sp_err_));                \
+#define COAL_CUSPARSE_CALL(ctx, expr)                                                              \
+  do {                                                                                             \
+    cusparseStatus_t coal_sp_err_ = (expr);                                                        \
+    if (coal_sp_err_ != CUSPARSE_STATUS_SUCCESS)                                                   \
+      return COAL_ERROR((ctx),                                                                     \
+                        coal_sp_err_ == CUSPARSE_STATUS_ALLOC_FAILED ? COAL_ERR_DEVICE_MEMORY      \
+                                                                     : COAL_ERR_CUDA,              \
+                        "%s: %s", #expr, cusparseGetErrorString(coal_sp_err_));                    \
   } while (0)
 
-#define COAL_CUBLAS_CALL(ctx, expr)                                                            \
-  do {                                                                                         \
-    cublasStatus_t coal_bl_err_ = (expr);                                                      \
-    if (coal_bl_err_ != CUBLAS_STATUS_SUCCESS)                                                 \
-      return COAL_ERROR((ctx), COAL_ERR_CUDA, "%s: cuBLAS status %d", #expr, (int)coal_bl_err_); \
+#define COAL_CUBLAS_CALL(ctx, expr)                                                                \
+  do {                                                                                             \
+    cublasStatus_t coal_bl_err_ = (expr);                                                          \
+    if (coal_bl_err_ != CUBLAS_STATUS_SUCCESS)                                                     \
+      return COAL_ERROR((ctx), COAL_ERR_CUDA, "%s: cuBLAS status %d", #expr, (int)coal_bl_err_);   \
   } while (0)
 
 static inline cudaStream_t coal_stream(coal_ctx ctx) { return ctx->cuda->stream; }

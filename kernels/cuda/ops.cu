@@ -73,7 +73,8 @@ static coal_status cu_sync(coal_ctx ctx) {
 static coal_status dup_async(coal_ctx ctx, void **dst, const void *src, size_t bytes) {
   COAL_CALL(coal_cuda_malloc(ctx, bytes, dst));
   if (bytes)
-    COAL_CUDA_CALL(ctx, cudaMemcpyAsync(*dst, src, bytes, cudaMemcpyHostToDevice, coal_stream(ctx)));
+    COAL_CUDA_CALL(ctx,
+                   cudaMemcpyAsync(*dst, src, bytes, cudaMemcpyHostToDevice, coal_stream(ctx)));
   return COAL_SUCCESS;
 }
 
@@ -102,7 +103,8 @@ static void cu_mat_release(coal_mat A) {
 static coal_status upload_csr(coal_mat A, struct coal_mat_cuda *d) {
   coal_ctx ctx = A->ctx;
   size_t es = coal_dtype_size(A->dtype);
-  COAL_CALL(dup_async(ctx, (void **)&d->rowptr, A->rowptr, sizeof(int32_t) * ((size_t)A->nrows + 1)));
+  COAL_CALL(
+      dup_async(ctx, (void **)&d->rowptr, A->rowptr, sizeof(int32_t) * ((size_t)A->nrows + 1)));
   COAL_CALL(dup_async(ctx, (void **)&d->colind, A->colind, sizeof(int32_t) * (size_t)A->nnz));
   COAL_CALL(dup_async(ctx, &d->values, A->values, es * (size_t)A->nnz));
   COAL_CUDA_CALL(ctx, cudaStreamSynchronize(coal_stream(ctx)));
@@ -129,7 +131,8 @@ static coal_status cu_mat_prepare(coal_mat A) {
     /* Derived device formats hold values too: drop them, they are rebuilt at next use. */
     free_fastload_dev(&A->dev->fl);
     free_fastload_dev(&A->dev->flt);
-    COAL_CALL(cu_upload(ctx, A->dev->values, A->values, coal_dtype_size(A->dtype) * (size_t)A->nnz));
+    COAL_CALL(
+        cu_upload(ctx, A->dev->values, A->values, coal_dtype_size(A->dtype) * (size_t)A->nnz));
     A->valid |= COAL_MEM_DEVICE;
   }
   return COAL_SUCCESS;
@@ -154,7 +157,7 @@ static coal_status build_gather_schedule(coal_ctx ctx, const coal_fastload *f, i
                                          int32_t *npre_out) {
   int32_t nb = f->nblocks, nl = f->nlanes;
   int32_t *task = NULL, *pre = NULL, *runs = NULL;
-  uint8_t *mark = NULL; /* per lane: 1 has entries, 2 atomic */
+  uint8_t *mark = NULL; /* per lane: 0 no entries, 1 stored whole, 3 atomic */
   coal_status st;
   COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * ((size_t)nb + 1), (void **)&task), fail);
   COAL_CALL_GOTO(st, coal_calloc(ctx, sizeof(int32_t) * ((size_t)nl + 1), (void **)&runs), fail);
@@ -223,7 +226,8 @@ static coal_status upload_fastload(coal_ctx ctx, const coal_fastload *f, int tra
   }
   int32_t *task = NULL, *pre = NULL;
   COAL_CALL(build_gather_schedule(ctx, f, &task, &fd->ntasks, &pre, &fd->nprescale));
-  coal_status st = dup_async(ctx, (void **)&fd->task, task, sizeof(int32_t) * ((size_t)fd->ntasks + 1));
+  coal_status st =
+      dup_async(ctx, (void **)&fd->task, task, sizeof(int32_t) * ((size_t)fd->ntasks + 1));
   if (st == COAL_SUCCESS)
     st = dup_async(ctx, (void **)&fd->prescale, pre, sizeof(int32_t) * (size_t)fd->nprescale);
   if (st == COAL_SUCCESS) {

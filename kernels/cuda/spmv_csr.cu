@@ -77,7 +77,8 @@ coal_status launch(coal_mat A, const struct coal_mat_cuda *d, double alpha, cons
 
 } // namespace
 
-coal_status coal_spmv_csr_vector_cuda(coal_mat A, double alpha, const void *x, double beta, void *y) {
+coal_status coal_spmv_csr_vector_cuda(coal_mat A, double alpha, const void *x, double beta,
+                                      void *y) {
   if (!A) return COAL_ERR_ARG;
   if (A->nrows == 0) return COAL_SUCCESS;
   struct coal_mat_cuda *d = NULL;

@@ -23,17 +23,21 @@
 
 namespace {
 
-/* Rounds whose loads are issued together (independent loads in flight per lane). */
+/* Gather rounds whose loads are issued together (independent loads in flight per lane); 4 was
+ * 10-25% slower than 8 on the H200. */
 #ifndef COAL_FLT_UNROLL
 #define COAL_FLT_UNROLL 8
 #endif
+/* Gather tasks per warp (1..31). Several amortise the schedule and descriptor loads but run
+ * their blocks one after the other; measured on an H200 (7-point 128^3, 27-point 100^3,
+ * power-law 2^20), 1 was fastest (4 and 8: 10-70% slower), so it is the default. */
 #ifndef COAL_FLT_TASKS_PER_WARP
 #define COAL_FLT_TASKS_PER_WARP 1
 #endif
 /* Gather CTAs per SM asked of the register allocator: 8 x 256 threads = full occupancy (32
- * registers, no spills in fp64). Measured on an H200: the gather kernel went from 64 to 32 registers and from
- * 100 us to 64 us on the 7-point Laplacian 128^3 (many warps in flight hide the chain of
- * dependent loads: schedule -> descriptors -> val/idx -> x). */
+ * registers, no spills in fp64). Measured on an H200: the gather kernel went from 64 to 32
+ * registers and from 100 us to 64 us on the 7-point Laplacian 128^3 (many warps in flight hide the
+ * chain of dependent loads: schedule -> descriptors -> val/idx -> x). */
 #ifndef COAL_FLT_MIN_CTAS
 #define COAL_FLT_MIN_CTAS (COAL_CUDA_THREADS_PER_SM / COAL_CUDA_CTA)
 #endif
@@ -43,8 +47,9 @@ namespace {
 #endif
 constexpr int kScatterUnroll = 4;
 constexpr int kGatherUnroll = COAL_FLT_UNROLL;
-/* Gather tasks per warp (1..31): amortises the schedule and descriptor loads. */
 constexpr int kFltTasksPerWarp = COAL_FLT_TASKS_PER_WARP;
+template <typename T>
+constexpr int kGatherMinCtas = sizeof(T) == 8 ? COAL_FLT_MIN_CTAS : COAL_FLT_MIN_CTAS_F32;
 
 template <typename T> __global__ void scale_kernel(int32_t n, T *__restrict__ y, double beta) {
   for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
@@ -123,7 +128,7 @@ __global__ __launch_bounds__(COAL_CUDA_CTA) void scatter_kernel(
  * so the warp walks one block range: descriptors of 32 blocks come in one coalesced load and
  * are broadcast; at each task boundary the lanes store (or add) their rows. */
 template <typename T, bool IDENT>
-__global__ __launch_bounds__(COAL_CUDA_CTA, sizeof(T) == 8 ? COAL_FLT_MIN_CTAS : COAL_FLT_MIN_CTAS_F32) void gather_kernel(
+__global__ __launch_bounds__(COAL_CUDA_CTA, kGatherMinCtas<T>) void gather_kernel(
     int32_t ntasks, const int32_t *__restrict__ task, const int32_t *__restrict__ blk_ptr,
     const int32_t *__restrict__ blk_col, const uint8_t *__restrict__ blk_len,
     const uint8_t *__restrict__ blk_height, const int32_t *__restrict__ perm,
@@ -149,8 +154,10 @@ __global__ __launch_bounds__(COAL_CUDA_CTA, sizeof(T) == 8 ? COAL_FLT_MIN_CTAS :
     if (!touched) return;
     const int32_t row = IDENT ? col + lane : coal_ld_ro(perm + col + lane);
     const double a = alpha * sum;
-    if (atomic) atomicAdd(y + row, (T)a);
-    else y[row] = (T)(beta == 0.0 ? a : a + beta * (double)y[row]);
+    if (atomic)
+      atomicAdd(y + row, (T)a);
+    else
+      y[row] = (T)(beta == 0.0 ? a : a + beta * (double)y[row]);
   };
   for (int32_t bb = B0; bb < B1; bb += 32) {
     const int nb = B1 - bb < 32 ? B1 - bb : 32;

@@ -43,8 +43,10 @@ __device__ __forceinline__ void merge_path_search(int64_t diagonal, const int32_
   int64_t hi = diagonal < nrows ? diagonal : nrows;
   while (lo < hi) {
     int64_t mid = (lo + hi) >> 1;
-    if ((int64_t)row_end[mid] <= diagonal - mid - 1) lo = mid + 1;
-    else hi = mid;
+    if ((int64_t)row_end[mid] <= diagonal - mid - 1)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   *row_out = (int32_t)lo;
   *nz_out = diagonal - lo;
@@ -66,13 +68,13 @@ __global__ void merge_partition_kernel(int32_t nctas, int32_t nrows, int64_t nnz
 
 template <typename T>
 __global__ __launch_bounds__(kThreads) void merge_kernel(
-    const int32_t *__restrict__ row_end, const int32_t *__restrict__ col,
-    const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y,
-    const int32_t *__restrict__ prow, const int32_t *__restrict__ pnz,
-    int32_t *__restrict__ carry_row, double *__restrict__ carry_val, double alpha, double beta) {
+    const int32_t *__restrict__ row_end, const int32_t *__restrict__ col, const T *__restrict__ val,
+    const T *__restrict__ x, T *__restrict__ y, const int32_t *__restrict__ prow,
+    const int32_t *__restrict__ pnz, int32_t *__restrict__ carry_row,
+    double *__restrict__ carry_val, double alpha, double beta) {
   /* sums in double for both dtypes, as the host twin */
-  __shared__ double s_prod[kTile];   /* products of the tile's nonzeros */
-  __shared__ int32_t s_end[kTile];   /* row ends of the tile's rows, relative to nz0 */
+  __shared__ double s_prod[kTile];    /* products of the tile's nonzeros */
+  __shared__ int32_t s_end[kTile];    /* row ends of the tile's rows, relative to nz0 */
   __shared__ double s_tval[kThreads]; /* partial sum of the row open at each thread's end */
   __shared__ int32_t s_trow[kThreads];
   __shared__ uint8_t s_closed[kThreads];
@@ -114,8 +116,10 @@ __global__ __launch_bounds__(kThreads) void merge_kernel(
   int lo = d0 > nnz_t ? d0 - nnz_t : 0, hi = d0 < rows_t ? d0 : rows_t;
   while (lo < hi) {
     int mid = (lo + hi) >> 1;
-    if (s_end[mid] <= d0 - mid - 1) lo = mid + 1;
-    else hi = mid;
+    if (s_end[mid] <= d0 - mid - 1)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   int r = lo, z = d0 - lo;
   const int32_t head_row = row0 + r;
@@ -238,7 +242,8 @@ coal_status launch(coal_mat A, struct coal_mat_cuda *d, double alpha, const void
 
 } // namespace
 
-coal_status coal_spmv_csr_merge_cuda(coal_mat A, double alpha, const void *x, double beta, void *y) {
+coal_status coal_spmv_csr_merge_cuda(coal_mat A, double alpha, const void *x, double beta,
+                                     void *y) {
   if (!A) return COAL_ERR_ARG;
   if (A->nrows == 0) return COAL_SUCCESS;
   struct coal_mat_cuda *d = NULL;
