@@ -17,17 +17,21 @@ extern "C" {
 typedef coal_status (*coal_spmv_fn)(coal_mat A, double alpha, const void *x, double beta, void *y);
 
 /* CSR, (sub-)warp per row: host twin is a plain row loop. */
-coal_status coal_spmv_csr_vector_host(coal_mat A, double alpha, const void *x, double beta, void *y);
+coal_status coal_spmv_csr_vector_host(coal_mat A, double alpha, const void *x, double beta,
+                                      void *y);
 /* CSR merge-path: host twin walks the same merge path in the same partitions. */
 coal_status coal_spmv_csr_merge_host(coal_mat A, double alpha, const void *x, double beta, void *y);
 /* FastLoad scatter (A->fl) and gather (A->flt). */
 coal_status coal_spmv_fastload_host(coal_mat A, double alpha, const void *x, double beta, void *y);
-coal_status coal_spmv_fastload_t_host(coal_mat A, double alpha, const void *x, double beta, void *y);
+coal_status coal_spmv_fastload_t_host(coal_mat A, double alpha, const void *x, double beta,
+                                      void *y);
 
-coal_status coal_spmv_csr_vector_cuda(coal_mat A, double alpha, const void *x, double beta, void *y);
+coal_status coal_spmv_csr_vector_cuda(coal_mat A, double alpha, const void *x, double beta,
+                                      void *y);
 coal_status coal_spmv_csr_merge_cuda(coal_mat A, double alpha, const void *x, double beta, void *y);
 coal_status coal_spmv_fastload_cuda(coal_mat A, double alpha, const void *x, double beta, void *y);
-coal_status coal_spmv_fastload_t_cuda(coal_mat A, double alpha, const void *x, double beta, void *y);
+coal_status coal_spmv_fastload_t_cuda(coal_mat A, double alpha, const void *x, double beta,
+                                      void *y);
 
 /* Merge-path tile: a CTA of COAL_MERGE_THREADS threads consumes COAL_MERGE_ITEMS_PER_THREAD
  * path items per thread, i.e. COAL_MERGE_ITEMS items per part (the host twin uses the same

@@ -16,9 +16,10 @@ typedef struct coal_backend_ops {
   /* memory in the backend's space */
   coal_status (*alloc)(coal_ctx ctx, size_t bytes, void **p);
   void (*release)(coal_ctx ctx, void *p);
-  coal_status (*upload)(coal_ctx ctx, void *dst, const void *src, size_t bytes);   /* host->backend */
-  coal_status (*download)(coal_ctx ctx, void *dst, const void *src, size_t bytes); /* backend->host */
-  coal_status (*copy)(coal_ctx ctx, void *dst, const void *src, size_t bytes);     /* within backend */
+  coal_status (*upload)(coal_ctx ctx, void *dst, const void *src, size_t bytes); /* host->backend */
+  coal_status (*download)(coal_ctx ctx, void *dst, const void *src,
+                          size_t bytes);                                       /* backend->host */
+  coal_status (*copy)(coal_ctx ctx, void *dst, const void *src, size_t bytes); /* within backend */
   coal_status (*sync)(coal_ctx ctx);
   /* matrix residency: make device copies current / drop them */
   coal_status (*mat_prepare)(coal_mat A);

@@ -16,8 +16,8 @@ coal_status coal_bvec_create(coal_ctx ctx, int64_t n, int64_t k, coal_dtype dtyp
   /* an empty dimension has tight ld 0; storage still needs ld >= 1 (an n = 0 column-major
    * block is a valid empty block and must not be refused) */
   if (ld == 0) ld = tight > 0 ? tight : 1;
-  COAL_CHECK(ctx, ld >= tight && ld >= 1, COAL_ERR_ARG,
-             "leading dimension %lld below %lld", (long long)ld, (long long)tight);
+  COAL_CHECK(ctx, ld >= tight && ld >= 1, COAL_ERR_ARG, "leading dimension %lld below %lld",
+             (long long)ld, (long long)tight);
   int64_t outer = layout == COAL_COL_MAJOR ? k : n;
   size_t bytes = (size_t)ld * (size_t)outer * coal_dtype_size(dtype);
   coal_bvec X;
@@ -120,8 +120,10 @@ static coal_status fill(coal_bvec X, int random, uint64_t seed, double v) {
     for (int64_t i = 0; i < X->n; i++) {
       double x = random ? coal_random_uniform(seed, (uint64_t)(j * X->n + i)) : v;
       size_t d = (size_t)(i + j * X->n);
-      if (X->dtype == COAL_F64) ((double *)tmp)[d] = x;
-      else ((float *)tmp)[d] = (float)x;
+      if (X->dtype == COAL_F64)
+        ((double *)tmp)[d] = x;
+      else
+        ((float *)tmp)[d] = (float)x;
     }
   coal_status st = coal_bvec_set_host(X, tmp, COAL_COL_MAJOR, 0);
   coal_free(tmp);

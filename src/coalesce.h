@@ -22,17 +22,17 @@ extern "C" {
 
 typedef enum {
   COAL_SUCCESS = 0,
-  COAL_ERR_ARG = 1,            /* invalid argument (NULL, size mismatch, bad option) */
-  COAL_ERR_MEMORY = 2,         /* host allocation failed */
-  COAL_ERR_DEVICE_MEMORY = 3,  /* device allocation failed (out of GPU memory) */
-  COAL_ERR_IO = 4,             /* file could not be opened, read or written */
-  COAL_ERR_FORMAT = 5,         /* malformed input (file name and line in the message) */
-  COAL_ERR_UNSUPPORTED = 6,    /* valid input this library does not handle (e.g. complex) */
-  COAL_ERR_NOT_COMPILED = 7,   /* backend or feature not compiled into this build */
-  COAL_ERR_NO_DEVICE = 8,      /* CUDA compiled, but no usable GPU at run time */
-  COAL_ERR_CUDA = 9,           /* CUDA, cuBLAS or cuSPARSE call failed */
-  COAL_ERR_OVERFLOW = 10,      /* sizes beyond the supported index range */
-  COAL_ERR_STATE = 11,         /* object in the wrong state for this call */
+  COAL_ERR_ARG = 1,           /* invalid argument (NULL, size mismatch, bad option) */
+  COAL_ERR_MEMORY = 2,        /* host allocation failed */
+  COAL_ERR_DEVICE_MEMORY = 3, /* device allocation failed (out of GPU memory) */
+  COAL_ERR_IO = 4,            /* file could not be opened, read or written */
+  COAL_ERR_FORMAT = 5,        /* malformed input (file name and line in the message) */
+  COAL_ERR_UNSUPPORTED = 6,   /* valid input this library does not handle (e.g. complex) */
+  COAL_ERR_NOT_COMPILED = 7,  /* backend or feature not compiled into this build */
+  COAL_ERR_NO_DEVICE = 8,     /* CUDA compiled, but no usable GPU at run time */
+  COAL_ERR_CUDA = 9,          /* CUDA, cuBLAS or cuSPARSE call failed */
+  COAL_ERR_OVERFLOW = 10,     /* sizes beyond the supported index range */
+  COAL_ERR_STATE = 11,        /* object in the wrong state for this call */
 } coal_status;
 
 typedef enum {
@@ -122,9 +122,9 @@ coal_status coal_mat_is_symmetric(coal_mat A, int *sym);
 coal_status coal_mat_set_fastload_height(coal_mat A, int height);
 /* Statistics of the FastLoad formats, building them if needed. Any pointer may be NULL. */
 typedef struct {
-  int64_t nblocks;     /* warp blocks */
+  int64_t nblocks; /* warp blocks */
   int64_t nblocks_one_row, nblocks_segmented, nblocks_distinct, nblocks_partial;
-  int64_t natomics;    /* atomic updates per product (scatter: segment heads) */
+  int64_t natomics; /* atomic updates per product (scatter: segment heads) */
   double build_seconds;
 } coal_fastload_stats;
 coal_status coal_mat_fastload_stats(coal_mat A, int transposed, coal_fastload_stats *st);

@@ -15,10 +15,14 @@ const char *coal_backend_name(coal_backend b) {
 
 coal_status coal_backend_parse(const char *name, coal_backend *b) {
   if (!name || !b) return COAL_ERR_ARG;
-  if (!strcmp(name, "auto")) *b = COAL_BACKEND_AUTO;
-  else if (!strcmp(name, "host")) *b = COAL_BACKEND_HOST;
-  else if (!strcmp(name, "cuda")) *b = COAL_BACKEND_CUDA;
-  else return COAL_ERR_ARG;
+  if (!strcmp(name, "auto"))
+    *b = COAL_BACKEND_AUTO;
+  else if (!strcmp(name, "host"))
+    *b = COAL_BACKEND_HOST;
+  else if (!strcmp(name, "cuda"))
+    *b = COAL_BACKEND_CUDA;
+  else
+    return COAL_ERR_ARG;
   return COAL_SUCCESS;
 }
 

@@ -10,7 +10,8 @@ coal_status coal_cuda_ctx_init(coal_ctx ctx) {
 }
 void coal_cuda_ctx_free(coal_ctx ctx) { (void)ctx; }
 
-#define NC(ctx) COAL_ERROR((ctx), COAL_ERR_NOT_COMPILED, "the CUDA backend is not compiled in this build")
+#define NC(ctx)                                                                                    \
+  COAL_ERROR((ctx), COAL_ERR_NOT_COMPILED, "the CUDA backend is not compiled in this build")
 
 static coal_status nc_alloc(coal_ctx ctx, size_t b, void **p) {
   (void)b, (void)p;

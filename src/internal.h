@@ -21,24 +21,25 @@ coal_status coal_error_set(coal_ctx ctx, coal_status code, const char *file, int
 #endif
     ;
 
-#define COAL_ERROR(ctx, code, ...) coal_error_set((ctx), (code), __FILE__, __LINE__, __func__, __VA_ARGS__)
+#define COAL_ERROR(ctx, code, ...)                                                                 \
+  coal_error_set((ctx), (code), __FILE__, __LINE__, __func__, __VA_ARGS__)
 
-#define COAL_CHECK(ctx, cond, code, ...)                                                       \
-  do {                                                                                         \
-    if (!(cond)) return COAL_ERROR((ctx), (code), __VA_ARGS__);                                \
+#define COAL_CHECK(ctx, cond, code, ...)                                                           \
+  do {                                                                                             \
+    if (!(cond)) return COAL_ERROR((ctx), (code), __VA_ARGS__);                                    \
   } while (0)
 
-#define COAL_CALL(expr)                                                                        \
-  do {                                                                                         \
-    coal_status coal_call_st_ = (expr);                                                        \
-    if (coal_call_st_ != COAL_SUCCESS) return coal_call_st_;                                   \
+#define COAL_CALL(expr)                                                                            \
+  do {                                                                                             \
+    coal_status coal_call_st_ = (expr);                                                            \
+    if (coal_call_st_ != COAL_SUCCESS) return coal_call_st_;                                       \
   } while (0)
 
 /* Like COAL_CALL but jumps to a cleanup label after storing the status in `st`. */
-#define COAL_CALL_GOTO(st, expr, label)                                                        \
-  do {                                                                                         \
-    (st) = (expr);                                                                             \
-    if ((st) != COAL_SUCCESS) goto label;                                                      \
+#define COAL_CALL_GOTO(st, expr, label)                                                            \
+  do {                                                                                             \
+    (st) = (expr);                                                                                 \
+    if ((st) != COAL_SUCCESS) goto label;                                                          \
   } while (0)
 
 /* Host allocation helpers: they record COAL_ERR_MEMORY on the context. bytes == 0 returns a
@@ -91,8 +92,8 @@ enum {
 };
 
 typedef struct coal_fastload {
-  int32_t nlanes;  /* columns of A (scatter) or rows of A (gather) */
-  int32_t nother;  /* rows of A (scatter) or columns of A (gather) */
+  int32_t nlanes; /* columns of A (scatter) or rows of A (gather) */
+  int32_t nother; /* rows of A (scatter) or columns of A (gather) */
   int32_t height_limit;
   int identity_perm; /* perm[s] == s for every s: the kernel skips the gather/scatter map */
   int32_t *perm;     /* [nlanes] original lane index of sorted position s */
@@ -103,15 +104,15 @@ typedef struct coal_fastload {
   uint8_t *blk_height; /* [nblocks] rounds, 1..H */
   uint8_t *blk_class;  /* [nblocks] COAL_FL_* */
   int64_t nnz;
-  int32_t *idx;   /* [nnz] row of A (scatter) / column of A (gather) */
-  void *val;      /* [nnz] values, the matrix dtype */
-  uint8_t *seg;   /* [nnz] scatter only: run length remaining in the round (1..32) */
-  int32_t nsplit;     /* gather: rows not stored whole by one COMPLETE block, i.e. rows in
-                         non-complete blocks, and empty rows (in no block at all) */
-  int32_t *split;     /* [nsplit] original row ids, ascending: the kernel first sets
-                         y = beta*y there (0 if beta == 0), then non-complete blocks add */
-  int64_t natomics;   /* atomics per product: scatter, run heads; gather, the (lane, block)
-                         pairs of non-complete blocks */
+  int32_t *idx;     /* [nnz] row of A (scatter) / column of A (gather) */
+  void *val;        /* [nnz] values, the matrix dtype */
+  uint8_t *seg;     /* [nnz] scatter only: run length remaining in the round (1..32) */
+  int32_t nsplit;   /* gather: rows not stored whole by one COMPLETE block, i.e. rows in
+                       non-complete blocks, and empty rows (in no block at all) */
+  int32_t *split;   /* [nsplit] original row ids, ascending: the kernel first sets
+                       y = beta*y there (0 if beta == 0), then non-complete blocks add */
+  int64_t natomics; /* atomics per product: scatter, run heads; gather, the (lane, block)
+                       pairs of non-complete blocks */
   double build_seconds;
 } coal_fastload;
 
@@ -128,8 +129,8 @@ struct coal_mat_s {
   unsigned valid;  /* COAL_MEM_* where the values are current */
   uint64_t state;  /* bumped on every value change */
   int fastload_height;
-  coal_fastload *fl;   /* scatter format (lanes = columns), built lazily */
-  coal_fastload *flt;  /* gather format (lanes = rows), built lazily */
+  coal_fastload *fl;  /* scatter format (lanes = columns), built lazily */
+  coal_fastload *flt; /* gather format (lanes = rows), built lazily */
   struct coal_mat_cuda *dev;
 };
 

@@ -56,7 +56,8 @@ coal_status coal_csr_from_coo(coal_ctx ctx, int64_t nrows, int64_t ncols, int64_
   COAL_CALL_GOTO(st, coal_calloc(ctx, sizeof(int32_t) * ((size_t)ncols + 1), (void **)&cptr), fail);
   COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * (size_t)nnz, (void **)&tr), fail);
   COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(double) * (size_t)nnz, (void **)&tv), fail);
-  COAL_CALL_GOTO(st, coal_calloc(ctx, sizeof(int32_t) * ((size_t)nrows + 1), (void **)&rowptr), fail);
+  COAL_CALL_GOTO(st, coal_calloc(ctx, sizeof(int32_t) * ((size_t)nrows + 1), (void **)&rowptr),
+                 fail);
   COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * (size_t)nnz, (void **)&colind), fail);
   COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(double) * (size_t)nnz, (void **)&dv), fail);
   for (int64_t e = 0; e < nnz; e++) cptr[ci[e] + 1]++;
@@ -64,7 +65,8 @@ coal_status coal_csr_from_coo(coal_ctx ctx, int64_t nrows, int64_t ncols, int64_
   /* stable scatter by column: CSC with rows in input order */
   {
     int32_t *next = NULL;
-    COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * ((size_t)ncols + 1), (void **)&next), fail);
+    COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * ((size_t)ncols + 1), (void **)&next),
+                   fail);
     memcpy(next, cptr, sizeof(int32_t) * ((size_t)ncols + 1));
     for (int64_t e = 0; e < nnz; e++) {
       int32_t p = next[ci[e]]++;
@@ -78,7 +80,8 @@ coal_status coal_csr_from_coo(coal_ctx ctx, int64_t nrows, int64_t ncols, int64_
   for (int64_t i = 0; i < nrows; i++) rowptr[i + 1] += rowptr[i];
   {
     int32_t *next = NULL;
-    COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * ((size_t)nrows + 1), (void **)&next), fail);
+    COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * ((size_t)nrows + 1), (void **)&next),
+                   fail);
     memcpy(next, rowptr, sizeof(int32_t) * ((size_t)nrows + 1));
     for (int64_t j = 0; j < ncols; j++)
       for (int32_t p = cptr[j]; p < cptr[j + 1]; p++) {
@@ -98,7 +101,8 @@ coal_status coal_csr_from_coo(coal_ctx ctx, int64_t nrows, int64_t ncols, int64_
       int32_t end = rowptr[i + 1];
       int32_t rowstart = w;
       for (int32_t p = start; p < end; p++) {
-        if (w > rowstart && colind[w - 1] == colind[p]) dv[w - 1] += dv[p];
+        if (w > rowstart && colind[w - 1] == colind[p])
+          dv[w - 1] += dv[p];
         else {
           colind[w] = colind[p];
           dv[w] = dv[p];
@@ -112,7 +116,8 @@ coal_status coal_csr_from_coo(coal_ctx ctx, int64_t nrows, int64_t ncols, int64_
   {
     int64_t nz = rowptr[nrows];
     COAL_CALL_GOTO(st, coal_malloc(ctx, coal_dtype_size(dtype) * (size_t)nz, &values), fail);
-    if (dtype == COAL_F64) memcpy(values, dv, sizeof(double) * (size_t)nz);
+    if (dtype == COAL_F64)
+      memcpy(values, dv, sizeof(double) * (size_t)nz);
     else
       for (int64_t p = 0; p < nz; p++) ((float *)values)[p] = (float)dv[p];
   }
@@ -141,7 +146,8 @@ coal_status coal_mat_create_csr(coal_ctx ctx, int64_t nrows, int64_t ncols, cons
              "NULL argument or bad dtype");
   *A = NULL;
   COAL_CALL(check_dims(ctx, nrows, ncols, 0));
-  COAL_CHECK(ctx, rowptr[0] == 0, COAL_ERR_ARG, "rowptr[0] = %lld, expected 0", (long long)rowptr[0]);
+  COAL_CHECK(ctx, rowptr[0] == 0, COAL_ERR_ARG, "rowptr[0] = %lld, expected 0",
+             (long long)rowptr[0]);
   for (int64_t i = 0; i < nrows; i++)
     COAL_CHECK(ctx, rowptr[i + 1] >= rowptr[i], COAL_ERR_ARG, "rowptr decreases at row %lld",
                (long long)i);
@@ -244,8 +250,10 @@ coal_status coal_mat_convert(coal_mat A, coal_dtype dtype, coal_mat *B) {
   memcpy(ci, A->colind, sizeof(int32_t) * (size_t)A->nnz);
   for (int64_t p = 0; p < A->nnz; p++) {
     double x = A->dtype == COAL_F64 ? ((double *)A->values)[p] : ((float *)A->values)[p];
-    if (dtype == COAL_F64) ((double *)v)[p] = x;
-    else ((float *)v)[p] = (float)x;
+    if (dtype == COAL_F64)
+      ((double *)v)[p] = x;
+    else
+      ((float *)v)[p] = (float)x;
   }
   return coal_mat_wrap_csr(A->ctx, A->nrows, A->ncols, rp, ci, v, dtype, B);
 }
@@ -257,14 +265,16 @@ coal_status coal_mat_transpose(coal_mat A, coal_mat *B) {
   int32_t *rp = NULL, *ci = NULL;
   void *v = NULL;
   coal_status st;
-  COAL_CALL_GOTO(st, coal_calloc(ctx, sizeof(int32_t) * ((size_t)A->ncols + 1), (void **)&rp), fail);
+  COAL_CALL_GOTO(st, coal_calloc(ctx, sizeof(int32_t) * ((size_t)A->ncols + 1), (void **)&rp),
+                 fail);
   COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * (size_t)A->nnz, (void **)&ci), fail);
   COAL_CALL_GOTO(st, coal_malloc(ctx, coal_dtype_size(A->dtype) * (size_t)A->nnz, &v), fail);
   for (int64_t p = 0; p < A->nnz; p++) rp[A->colind[p] + 1]++;
   for (int64_t j = 0; j < A->ncols; j++) rp[j + 1] += rp[j];
   {
     int32_t *next = NULL;
-    COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * ((size_t)A->ncols + 1), (void **)&next), fail);
+    COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * ((size_t)A->ncols + 1), (void **)&next),
+                   fail);
     memcpy(next, rp, sizeof(int32_t) * ((size_t)A->ncols + 1));
     size_t es = coal_dtype_size(A->dtype);
     for (int32_t i = 0; i < A->nrows; i++)
@@ -285,7 +295,8 @@ coal_status coal_mat_permute(coal_mat A, const int32_t *perm, coal_mat *B) {
   if (!A || !B) return COAL_ERR_ARG;
   coal_ctx ctx = A->ctx;
   COAL_CHECK(ctx, perm, COAL_ERR_ARG, "NULL permutation");
-  COAL_CHECK(ctx, A->nrows == A->ncols, COAL_ERR_ARG, "symmetric permutation needs a square matrix");
+  COAL_CHECK(ctx, A->nrows == A->ncols, COAL_ERR_ARG,
+             "symmetric permutation needs a square matrix");
   int32_t n = A->nrows;
   int32_t *inv = NULL;
   COAL_CALL(coal_malloc(ctx, sizeof(int32_t) * (size_t)n, (void **)&inv));
@@ -367,9 +378,12 @@ coal_status coal_mat_fastload_stats(coal_mat A, int transposed, coal_fastload_st
   st->nblocks = f->nblocks;
   for (int32_t b = 0; b < f->nblocks; b++) {
     int c = f->blk_class[b] & 3;
-    if (c == COAL_FL_ONE_ROW) st->nblocks_one_row++;
-    else if (c == COAL_FL_SEGMENTED) st->nblocks_segmented++;
-    else st->nblocks_distinct++;
+    if (c == COAL_FL_ONE_ROW)
+      st->nblocks_one_row++;
+    else if (c == COAL_FL_SEGMENTED)
+      st->nblocks_segmented++;
+    else
+      st->nblocks_distinct++;
     if (f->blk_class[b] & COAL_FL_PARTIAL) st->nblocks_partial++;
   }
   st->natomics = f->natomics;

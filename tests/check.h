@@ -13,32 +13,32 @@
 
 static int check_pass_ = 0, check_fail_ = 0;
 
-#define CHECK(cond, ...)                                                                       \
-  do {                                                                                         \
-    if (cond) check_pass_++;                                                                   \
-    else {                                                                                     \
-      check_fail_++;                                                                           \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                     \
-      fprintf(stderr, __VA_ARGS__);                                                            \
-      fputc('\n', stderr);                                                                     \
-    }                                                                                          \
+#define CHECK(cond, ...)                                                                           \
+  do {                                                                                             \
+    if (cond)                                                                                      \
+      check_pass_++;                                                                               \
+    else {                                                                                         \
+      check_fail_++;                                                                               \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                         \
+      fprintf(stderr, __VA_ARGS__);                                                                \
+      fputc('\n', stderr);                                                                         \
+    }                                                                                              \
   } while (0)
 
 /* Expects COAL_SUCCESS; prints the context's message otherwise. */
-#define CHECK_OK(ctx, expr)                                                                    \
-  do {                                                                                         \
-    coal_status check_st_ = (expr);                                                            \
-    CHECK(check_st_ == COAL_SUCCESS, "%s -> %s: %s", #expr, coal_status_string(check_st_),     \
-          (ctx) ? coal_ctx_last_error(ctx) : "");                                              \
+#define CHECK_OK(ctx, expr)                                                                        \
+  do {                                                                                             \
+    coal_status check_st_ = (expr);                                                                \
+    CHECK(check_st_ == COAL_SUCCESS, "%s -> %s: %s", #expr, coal_status_string(check_st_),         \
+          (ctx) ? coal_ctx_last_error(ctx) : "");                                                  \
   } while (0)
 
 /* Expects a specific failure code. */
-#define CHECK_ERR(ctx, expr, code)                                                             \
-  do {                                                                                         \
-    coal_status check_st_ = (expr);                                                            \
-    CHECK(check_st_ == (code), "%s -> %s, expected %s (%s)", #expr,                            \
-          coal_status_string(check_st_), coal_status_string(code),                             \
-          (ctx) ? coal_ctx_last_error(ctx) : "");                                              \
+#define CHECK_ERR(ctx, expr, code)                                                                 \
+  do {                                                                                             \
+    coal_status check_st_ = (expr);                                                                \
+    CHECK(check_st_ == (code), "%s -> %s, expected %s (%s)", #expr, coal_status_string(check_st_), \
+          coal_status_string(code), (ctx) ? coal_ctx_last_error(ctx) : "");                        \
   } while (0)
 
 static inline int check_finish(void) {

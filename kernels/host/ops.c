@@ -3,7 +3,9 @@
 
 #include <string.h>
 
-static coal_status host_alloc(coal_ctx ctx, size_t bytes, void **p) { return coal_calloc(ctx, bytes, p); }
+static coal_status host_alloc(coal_ctx ctx, size_t bytes, void **p) {
+  return coal_calloc(ctx, bytes, p);
+}
 static void host_release(coal_ctx ctx, void *p) {
   (void)ctx;
   coal_free(p);
