@@ -26,6 +26,29 @@ meson test -C build-test --suite host --suite cuda --print-errorlogs --num-proce
   2>&1 | tee build-test/suite.log || status=1
 tally build-test/suite.log
 
+# install, then build an outside program against the installed library through pkg-config
+install_check() {
+  local dest="$PWD/build-test/destdir" pc libdir
+  rm -rf "$dest"
+  DESTDIR="$dest" meson install -C build-test --quiet >build-test/install.log 2>&1 || return 1
+  pc=$(find "$dest" -name coalesce.pc | head -1)
+  [ -n "$pc" ] || return 1
+  libdir=$(dirname "$(dirname "$pc")")
+  export PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR="$dest"
+  # shellcheck disable=SC2046
+  cc -std=c11 examples/spmv_example.c $(pkg-config --cflags --libs coalesce) \
+    -lm -o build-test/spmv_example_installed || return 1
+  unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
+  LD_LIBRARY_PATH="$libdir" COALESCE_BACKEND=host ./build-test/spmv_example_installed \
+    >build-test/install_run.log 2>&1
+}
+if install_check; then
+  pass=$((pass + 1)); echo "install: ok (examples/spmv_example.c built with pkg-config runs)"
+else
+  fail=$((fail + 1)); status=1; echo "install: FAILED"
+  tail -20 build-test/install.log build-test/install_run.log 2>/dev/null
+fi
+
 [ -d build-asan ] || meson setup build-asan -Dcuda=disabled -Dwerror=true \
   -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
 ninja -C build-asan
