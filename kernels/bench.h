@@ -29,6 +29,25 @@ coal_status coal_cusparse_spmv_create(coal_mat A, int alg, const void *x, void *
 coal_status coal_cusparse_spmv_run(coal_cusparse_spmv *h, double alpha, double beta);
 void coal_cusparse_spmv_destroy(coal_cusparse_spmv *h);
 
+/* FastLoad format built on the GPU from A's device CSR (kernels/cuda/fastload_build.cu):
+ * rebuilds A's scatter (transposed = 0) or gather (1) device format, replacing the cached one,
+ * and writes the build time in milliseconds (CUDA events; workspace and format allocations
+ * included). One untimed build first, so that one-time module loading is not counted. */
+coal_status coal_cuda_fastload_build_time(coal_mat A, int transposed, double *ms);
+
+/* Test hooks (CUDA build; a host-only build answers COAL_ERR_NOT_COMPILED).
+ * coal_cuda_fastload_download: A's device format as used by the kernels (built at first use),
+ * downloaded into a host coal_fastload (free with coal_fastload_free; nsplit, split and
+ * natomics are not set), and for the gather format its schedule: task[ntasks + 1] and
+ * prescale[nprescale] (coal_malloc'd; task and prescale may be NULL when not wanted).
+ * coal_cuda_gather_schedule_host: the host definition of the gather schedule for a host
+ * format (kernels/cuda/ops.cu). */
+coal_status coal_cuda_fastload_download(coal_mat A, int transposed, coal_fastload **f,
+                                        int32_t **task, int32_t *ntasks, int32_t **prescale,
+                                        int32_t *nprescale);
+coal_status coal_cuda_gather_schedule_host(coal_ctx ctx, const coal_fastload *f, int32_t **task,
+                                           int32_t *ntasks, int32_t **prescale, int32_t *nprescale);
+
 #ifdef __cplusplus
 }
 #endif

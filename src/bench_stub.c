@@ -54,3 +54,22 @@ coal_status coal_cusparse_spmv_run(coal_cusparse_spmv *h, double alpha, double b
   return COAL_ERR_NOT_COMPILED;
 }
 void coal_cusparse_spmv_destroy(coal_cusparse_spmv *h) { (void)h; }
+
+coal_status coal_cuda_fastload_build_time(coal_mat A, int transposed, double *ms) {
+  (void)transposed, (void)ms;
+  return COAL_ERROR(A->ctx, COAL_ERR_NOT_COMPILED,
+                    "the CUDA backend is not compiled in this build");
+}
+coal_status coal_cuda_fastload_download(coal_mat A, int transposed, coal_fastload **f,
+                                        int32_t **task, int32_t *ntasks, int32_t **prescale,
+                                        int32_t *nprescale) {
+  (void)transposed, (void)f, (void)task, (void)ntasks, (void)prescale, (void)nprescale;
+  return COAL_ERROR(A->ctx, COAL_ERR_NOT_COMPILED,
+                    "the CUDA backend is not compiled in this build");
+}
+coal_status coal_cuda_gather_schedule_host(coal_ctx ctx, const coal_fastload *f, int32_t **task,
+                                           int32_t *ntasks, int32_t **prescale,
+                                           int32_t *nprescale) {
+  (void)f, (void)task, (void)ntasks, (void)prescale, (void)nprescale;
+  return COAL_ERROR(ctx, COAL_ERR_NOT_COMPILED, "the CUDA backend is not compiled in this build");
+}

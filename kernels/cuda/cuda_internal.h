@@ -32,7 +32,9 @@
 #define COAL_CUDA_THREADS_PER_SM 2048
 #endif
 /* Gather (FastLoad-T) schedule: one warp runs consecutive blocks of one 32-lane group up to
- * this many rounds in total; a group that fits is finished by one warp (plain stores). */
+ * this many rounds in total; a group that fits is finished by one warp (plain stores). Built by
+ * coal_cuda_fastload_build on the GPU (fastload_build.cu) and by its host twin
+ * coal_cuda_gather_schedule_host (ops.cu), which defines it. */
 #define COAL_FLT_TASK_ROUNDS 32
 /* Bit 31 of a gather task entry: the task's lanes accumulate with atomics. */
 #define COAL_FLT_TASK_ATOMIC 0x80000000u
@@ -48,9 +50,11 @@ struct coal_cuda_ctx {
 };
 
 /* Device arrays mirroring a host coal_fastload (same meaning, same lengths), plus the gather
- * kernel's schedule derived once at upload (coal_cuda_fastload_upload). */
+ * kernel's schedule, built once by coal_cuda_fastload_upload. */
 struct coal_fastload_dev {
   int built;
+  void *arena;     /* GPU build: every array below lives in this one allocation */
+  double build_ms; /* GPU build: wall time of the build, allocations included (events) */
   int32_t nlanes, nother;
   int identity_perm;
   int64_t nnz;
@@ -131,10 +135,18 @@ coal_status coal_cuda_malloc(coal_ctx ctx, size_t bytes, void **p);
 void coal_cuda_free(void *p);
 /* A's device state (after mat_prepare), or COAL_ERR_STATE. */
 coal_status coal_cuda_mat(coal_mat A, struct coal_mat_cuda **d);
-/* Builds the host FastLoad format (coal_mat_fastload) and uploads it once; the device copy is
- * cached in A->dev->fl (scatter) or A->dev->flt (gather, with its warp schedule). */
+/* Builds the FastLoad format once on the GPU (coal_cuda_fastload_build) and caches it in
+ * A->dev->fl (scatter) or A->dev->flt (gather, with its warp schedule). With the environment
+ * variable COALESCE_FASTLOAD_HOST_BUILD=1 (read at each build) it builds the host format
+ * (coal_mat_fastload) and the schedule on the host and uploads them instead. */
 coal_status coal_cuda_fastload_upload(coal_mat A, int transposed,
                                       const struct coal_fastload_dev **out);
+/* Builds A's scatter (transposed = 0: lanes = columns) or gather (1: lanes = rows) format
+ * from A's device CSR on the context's stream, bit-identical to the host builder, with the
+ * gather schedule; *out must hold nothing (it is overwritten). On failure nothing is kept. */
+coal_status coal_cuda_fastload_build(coal_mat A, int transposed, struct coal_fastload_dev *out);
+/* Releases a device format (GPU-built or uploaded) and zeroes it. */
+void coal_cuda_fastload_dev_free(struct coal_fastload_dev *f);
 
 #ifdef __CUDACC__
 /* Matrix data is read exactly once per product: cache-streaming loads (ld.global.cs, evict-first

@@ -1,7 +1,9 @@
 /* CUDA backend operations table: device memory, transfers on the context's stream, matrix
  * residency (device CSR, FastLoad mirrors, merge-path workspaces). */
+#include "../bench.h"
 #include "cuda_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- memory ------------------------------------------------------------------------------ */
@@ -79,11 +81,15 @@ static coal_status dup_async(coal_ctx ctx, void **dst, const void *src, size_t b
 }
 
 /* ---- matrix residency -------------------------------------------------------------------- */
-static void free_fastload_dev(struct coal_fastload_dev *f) {
-  coal_cuda_free(f->perm), coal_cuda_free(f->blk_ptr), coal_cuda_free(f->blk_col);
-  coal_cuda_free(f->blk_len), coal_cuda_free(f->blk_height), coal_cuda_free(f->blk_class);
-  coal_cuda_free(f->idx), coal_cuda_free(f->val), coal_cuda_free(f->seg);
-  coal_cuda_free(f->task), coal_cuda_free(f->prescale);
+void coal_cuda_fastload_dev_free(struct coal_fastload_dev *f) {
+  if (f->arena) {
+    coal_cuda_free(f->arena);
+  } else {
+    coal_cuda_free(f->perm), coal_cuda_free(f->blk_ptr), coal_cuda_free(f->blk_col);
+    coal_cuda_free(f->blk_len), coal_cuda_free(f->blk_height), coal_cuda_free(f->blk_class);
+    coal_cuda_free(f->idx), coal_cuda_free(f->val), coal_cuda_free(f->seg);
+    coal_cuda_free(f->task), coal_cuda_free(f->prescale);
+  }
   memset(f, 0, sizeof *f);
 }
 
@@ -91,8 +97,8 @@ static void cu_mat_release(coal_mat A) {
   struct coal_mat_cuda *d = A->dev;
   if (!d) return;
   coal_cuda_free(d->rowptr), coal_cuda_free(d->colind), coal_cuda_free(d->values);
-  free_fastload_dev(&d->fl);
-  free_fastload_dev(&d->flt);
+  coal_cuda_fastload_dev_free(&d->fl);
+  coal_cuda_fastload_dev_free(&d->flt);
   coal_cuda_free(d->merge_row), coal_cuda_free(d->merge_nz);
   coal_cuda_free(d->carry_row), coal_cuda_free(d->carry_val);
   coal_free(d);
@@ -129,8 +135,8 @@ static coal_status cu_mat_prepare(coal_mat A) {
   }
   if (!(A->valid & COAL_MEM_DEVICE)) {
     /* Derived device formats hold values too: drop them, they are rebuilt at next use. */
-    free_fastload_dev(&A->dev->fl);
-    free_fastload_dev(&A->dev->flt);
+    coal_cuda_fastload_dev_free(&A->dev->fl);
+    coal_cuda_fastload_dev_free(&A->dev->flt);
     COAL_CALL(
         cu_upload(ctx, A->dev->values, A->values, coal_dtype_size(A->dtype) * (size_t)A->nnz));
     A->valid |= COAL_MEM_DEVICE;
@@ -146,15 +152,16 @@ coal_status coal_cuda_mat(coal_mat A, struct coal_mat_cuda **d) {
 }
 
 /* ---- FastLoad upload ----------------------------------------------------------------------- */
-/* Gather schedule. Blocks of one 32-lane group share blk_col. A warp task is a run of
+/* Gather schedule, the definition (fastload_build.cu builds the same arrays on the GPU; the
+ * test compares them). Blocks of one 32-lane group share blk_col. A warp task is a run of
  * consecutive blocks of one group with at most COAL_FLT_TASK_ROUNDS rounds in total (or a
  * single higher block). When one task covers a whole group (and the group's blocks are
  * contiguous), every lane's row is complete in that warp: plain store y = alpha*sum + beta*y.
  * Otherwise the task's lanes add with atomics, and their rows are pre-scaled (beta*y) first.
  * Lanes with no entries are covered by no block: they are pre-scaled too. */
-static coal_status build_gather_schedule(coal_ctx ctx, const coal_fastload *f, int32_t **task_out,
-                                         int32_t *ntasks_out, int32_t **pre_out,
-                                         int32_t *npre_out) {
+coal_status coal_cuda_gather_schedule_host(coal_ctx ctx, const coal_fastload *f, int32_t **task_out,
+                                           int32_t *ntasks_out, int32_t **pre_out,
+                                           int32_t *npre_out) {
   int32_t nb = f->nblocks, nl = f->nlanes;
   int32_t *task = NULL, *pre = NULL, *runs = NULL;
   uint8_t *mark = NULL; /* per lane: 0 no entries, 1 stored whole, 3 atomic */
@@ -225,7 +232,7 @@ static coal_status upload_fastload(coal_ctx ctx, const coal_fastload *f, int tra
     return COAL_SUCCESS;
   }
   int32_t *task = NULL, *pre = NULL;
-  COAL_CALL(build_gather_schedule(ctx, f, &task, &fd->ntasks, &pre, &fd->nprescale));
+  COAL_CALL(coal_cuda_gather_schedule_host(ctx, f, &task, &fd->ntasks, &pre, &fd->nprescale));
   coal_status st =
       dup_async(ctx, (void **)&fd->task, task, sizeof(int32_t) * ((size_t)fd->ntasks + 1));
   if (st == COAL_SUCCESS)
@@ -248,14 +255,20 @@ coal_status coal_cuda_fastload_upload(coal_mat A, int transposed,
   COAL_CALL(coal_cuda_mat(A, &d));
   struct coal_fastload_dev *fd = transposed ? &d->flt : &d->fl;
   if (!fd->built) {
-    const coal_fastload *f = NULL;
-    COAL_CALL(coal_mat_fastload(A, transposed, &f));
-    COAL_CHECK(A->ctx, f->nlanes == (transposed ? A->nrows : A->ncols) && f->nnz == A->nnz,
-               COAL_ERR_STATE, "FastLoad format does not match the matrix (%d lanes, %lld nnz)",
-               f->nlanes, (long long)f->nnz);
-    coal_status st = upload_fastload(A->ctx, f, transposed, A->dtype, fd);
+    coal_status st;
+    const char *host = getenv("COALESCE_FASTLOAD_HOST_BUILD");
+    if (host && !strcmp(host, "1")) { /* host twin: build there, then upload */
+      const coal_fastload *f = NULL;
+      COAL_CALL(coal_mat_fastload(A, transposed, &f));
+      COAL_CHECK(A->ctx, f->nlanes == (transposed ? A->nrows : A->ncols) && f->nnz == A->nnz,
+                 COAL_ERR_STATE, "FastLoad format does not match the matrix (%d lanes, %lld nnz)",
+                 f->nlanes, (long long)f->nnz);
+      st = upload_fastload(A->ctx, f, transposed, A->dtype, fd);
+    } else {
+      st = coal_cuda_fastload_build(A, transposed, fd);
+    }
     if (st != COAL_SUCCESS) {
-      free_fastload_dev(fd);
+      coal_cuda_fastload_dev_free(fd);
       return st;
     }
     fd->built = 1;
