@@ -14,8 +14,8 @@ B=build-gpu
 rc=0
 if [[ $what == *build* ]]; then
   [ -d $B ] || meson setup $B -Dcuda-arch=sm_90 -Dwerror=true -Dmatrices_dir="$COALESCE_MATRICES" \
-    >"$OUT/setup.log" 2>&1 || { tail -40 "$OUT/setup.log"; exit 1; }
-  ninja -C $B >"$OUT/build.log" 2>&1 || { tail -60 "$OUT/build.log"; exit 1; }
+    >"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+  ninja -C $B >>"$OUT/build.log" 2>&1 || { tail -60 "$OUT/build.log"; exit 1; }
   echo "build ok"
 fi
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$OUT/gpu.txt"
@@ -29,16 +29,18 @@ if [[ $what == *sanitize* ]]; then
   cs="compute-sanitizer --report-api-errors no --error-exitcode 3"
   for t in $B/tests/test_spmv_cuda $B/tests/test_fastload_build_cuda $B/tests/test_core; do
     n=$(basename $t)
-    $cs --tool memcheck --leak-check full $t >"$OUT/memcheck_$n.log" 2>&1 || rc=1
-    echo "memcheck $n: $(tail -1 "$OUT/memcheck_$n.log")"
+    $cs --tool memcheck --leak-check full $t >/tmp/cs.log 2>&1 || rc=1
+    echo "memcheck $n: $(tail -1 /tmp/cs.log)" | tee -a "$OUT/sanitize.log"
+    tail -5 /tmp/cs.log >>"$OUT/sanitize.log"
   done
   for tool in racecheck synccheck; do
-    $cs --tool $tool $B/tests/test_spmv_cuda >"$OUT/${tool}.log" 2>&1 || rc=1
-    echo "$tool test_spmv_cuda: $(tail -1 "$OUT/${tool}.log")"
+    $cs --tool $tool $B/tests/test_spmv_cuda >/tmp/cs.log 2>&1 || rc=1
+    echo "$tool test_spmv_cuda: $(tail -1 /tmp/cs.log)" | tee -a "$OUT/sanitize.log"
   done
 fi
 if [[ $what == *bench* ]]; then
-  $B/coalesce bench spmv --large --matrices "$COALESCE_MATRICES" --csv "$OUT/spmv.csv" \
+  # shellcheck disable=SC2086 # BENCH_EXTRA: further matrix specs, split on spaces
+  $B/coalesce bench spmv --large ${BENCH_EXTRA:-} --matrices "$COALESCE_MATRICES" --csv "$OUT/spmv.csv" \
     --json "$OUT/spmv.json" >"$OUT/bench_spmv.txt" 2>&1 || rc=1
   cat "$OUT/bench_spmv.txt" | tail -80
 fi

@@ -195,6 +195,30 @@ coal_status coal_spmv_raw(coal_mat A, coal_spmv_kernel kernel, double alpha, con
 /* The kernel that AUTO picks for A on its context's backend. */
 coal_spmv_kernel coal_spmv_select(coal_mat A);
 
+/* ---- sparse matrix times dense block (SpMM) -------------------------------------------- */
+typedef enum {
+  COAL_SPMM_AUTO = 0,
+  COAL_SPMM_SWIFT = 1,    /* Swift (paper): sorted CSC, 32-wide regular blocks with segment sums
+                             in shared memory, irregular sub-blocks of at most 32 nonzeros */
+  COAL_SPMM_ROWSPLIT = 2, /* CSR, a warp per row, shuffle broadcast of column indices */
+  COAL_SPMM_MERGE = 3,    /* CSR merge-based: equal share of the merge path per CTA, carry-out */
+  COAL_SPMM_NKERNELS = 4
+} coal_spmm_kernel;
+
+const char *coal_spmm_kernel_name(coal_spmm_kernel k);
+/* Parses "auto", "swift", "rowsplit", "merge" (case-sensitive). */
+coal_status coal_spmm_kernel_parse(const char *name, coal_spmm_kernel *k);
+/* Y = alpha*A*X + beta*Y with X ncols x k and Y nrows x k (any k >= 0), same dtype as A,
+ * either layout and any leading dimension; X and Y may differ in layout and must not overlap.
+ * beta = 0 overwrites Y without reading it. The CUDA backend has no SpMM kernel yet
+ * (COAL_ERR_UNSUPPORTED). */
+coal_status coal_spmm(coal_mat A, coal_spmm_kernel kernel, double alpha, coal_bvec X, double beta,
+                      coal_bvec Y);
+/* The kernel that AUTO picks for A, k columns and the layout of X, on A's backend. */
+coal_spmm_kernel coal_spmm_select(coal_mat A, int64_t k, coal_layout layout);
+/* Swift tuning: block height limit (1..32, default 8). Drops the cached Swift format. */
+coal_status coal_mat_set_swift_height(coal_mat A, int height);
+
 #ifdef __cplusplus
 }
 #endif

@@ -116,7 +116,8 @@ typedef struct coal_fastload {
   double build_seconds;
 } coal_fastload;
 
-struct coal_mat_cuda; /* device copies, defined by the CUDA backend */
+struct coal_mat_cuda;                 /* device copies, defined by the CUDA backend */
+typedef struct coal_swift coal_swift; /* Swift SpMM format, defined below */
 
 struct coal_mat_s {
   coal_ctx ctx;
@@ -129,8 +130,11 @@ struct coal_mat_s {
   unsigned valid;  /* COAL_MEM_* where the values are current */
   uint64_t state;  /* bumped on every value change */
   int fastload_height;
-  coal_fastload *fl;  /* scatter format (lanes = columns), built lazily */
-  coal_fastload *flt; /* gather format (lanes = rows), built lazily */
+  int32_t max_row_len; /* longest row, -1 until computed (structure never changes) */
+  coal_fastload *fl;   /* scatter format (lanes = columns), built lazily */
+  coal_fastload *flt;  /* gather format (lanes = rows), built lazily */
+  int swift_height;    /* Swift block height limit; 0 = COAL_SWIFT_DEFAULT_HEIGHT */
+  coal_swift *sw;      /* Swift SpMM format, built lazily */
   struct coal_mat_cuda *dev;
 };
 
@@ -155,6 +159,85 @@ coal_status coal_fastload_build(coal_ctx ctx, int32_t nlanes, int32_t nother, co
 void coal_fastload_free(coal_fastload *f);
 /* Lazily builds and caches A->fl (transposed = 0) or A->flt (transposed = 1). */
 coal_status coal_mat_fastload(coal_mat A, int transposed, const coal_fastload **f);
+
+/* ---- Swift SpMM format (paper 000, section IV) ------------------------------------------
+ * Built from CSC (lanes = columns of A) in O(nnz + n); host code shared by both backends.
+ *
+ * Columns are sorted by nonzero count, descending and stable: sorted position s holds column
+ * perm[s] (the row of X that lane s reads). The sorted columns are cut into warp groups of 32
+ * consecutive positions; a full group g (positions [32g, 32g+32)) has a regular height R_g =
+ * the count of its last (shortest) column, and rounds [0, R_g) of its 32 columns form the
+ * regular part. Everything else is the irregular part: the entries of each column beyond
+ * its group's R_g (all entries of the last, partial group, whose R is 0). This is the
+ * paper's layered cutting (a layer keeps 32*floor(width/32) columns regular, the remainder
+ * goes to the residual) written per group; sorting descending puts the residual of the
+ * longest columns first and the partial group last.
+ *
+ * Regular blocks: the rounds [0, R_g) of a group are cut into blocks of at most height_limit
+ * rounds (COAL_SWIFT_MAX_HEIGHT at most, so that a CTA group fits shared memory). A block has
+ * exactly 32 lanes and h = (blk_ptr[b+1] - blk_ptr[b]) / 32 rounds; element (round r, lane l)
+ * is reg_val[blk_ptr[b] + 32*r + l], lane l being sorted column blk_col[b] + l. No padding:
+ * every block element is a nonzero. The blocks of a group are consecutive, rounds ascending.
+ *
+ * CTA groups (segment sums, paper Fig. 7 and Algorithm 2): CTA group c owns the blocks
+ * [8c, min(8c+8, nblocks)) and therefore the elements and slots [blk_ptr[8c], blk_ptr[end]).
+ * Its elements are sorted by row of A (stable in element order); reg_pos[e] is the slot of
+ * element e counted from the group's first element (the paper's positionIdx: the kernel
+ * writes val*x to shared[reg_pos[e]]). Slot arrays are indexed by group base + slot:
+ * slot_row holds the row of the slot (non-decreasing inside a group) and slot_seg the
+ * segment length at the first slot of each run of equal rows, 0 at the other slots (the
+ * paper's offsetIdx, stored as a length: the head sums shared[slot .. slot+len) and makes one
+ * atomic add to Y[row, j]). nsegments is the number of heads, i.e. the regular atomics per
+ * column of X. Slots per group are at most 8*32*height_limit <= 8192, so uint16 suffices.
+ *
+ * Irregular part (paper Algorithm 3): the residual columns, in sorted order, in CSC arrays
+ * (irr_col, irr_ptr, irr_row, irr_val; rows ascending within a column), cut into sub-blocks
+ * of at most 32 consecutive entries of one column: a warp per sub-block, a lane per entry,
+ * one atomic per entry and column of X (a column holds each row once). irr_blk_col is the
+ * original column (row of X); irr_blk_start/stop index irr_row and irr_val. */
+#define COAL_SWIFT_WARP           32
+#define COAL_SWIFT_CTA_BLOCKS     8 /* blocks per CTA group, as in the paper (32 x 8 threads) */
+#define COAL_SWIFT_DEFAULT_HEIGHT 8
+#define COAL_SWIFT_MAX_HEIGHT     32
+
+struct coal_swift {
+  int32_t nrows, ncols; /* of A */
+  int32_t height_limit;
+  int identity_perm; /* perm[s] == s for every s */
+  int32_t *perm;     /* [ncols] original column of sorted position s */
+  /* regular part */
+  int32_t nblocks;
+  int32_t *blk_ptr;   /* [nblocks+1] first element of each block; blk_ptr[nblocks] = nreg */
+  int32_t *blk_col;   /* [nblocks] first sorted column, a multiple of 32 */
+  int64_t nreg;       /* regular elements */
+  void *reg_val;      /* [nreg] values, the matrix dtype */
+  uint16_t *reg_pos;  /* [nreg] slot of the element within its CTA group */
+  int32_t ncta;       /* CTA groups: ceil(nblocks / COAL_SWIFT_CTA_BLOCKS) */
+  int32_t *slot_row;  /* [nreg] row of A of each slot */
+  uint16_t *slot_seg; /* [nreg] run length at a segment head, 0 elsewhere */
+  int64_t nsegments;  /* segment heads (regular atomics per column of X) */
+  /* irregular part */
+  int32_t irr_ncols;
+  int32_t *irr_col; /* [irr_ncols] original column ids, in sorted order */
+  int32_t *irr_ptr; /* [irr_ncols+1] */
+  int64_t nirr;
+  int32_t *irr_row; /* [nirr] */
+  void *irr_val;    /* [nirr] */
+  int32_t irr_nblk;
+  int32_t *irr_blk_col;   /* [irr_nblk] original column (row of X) */
+  int32_t *irr_blk_start; /* [irr_nblk] first entry in irr_row / irr_val */
+  int32_t *irr_blk_stop;  /* [irr_nblk] one past the last; 1..32 entries */
+  double build_seconds;
+};
+
+/* Builds the format from CSC (colptr[ncols+1], rowidx, val of dtype) with block height limit
+ * height (1..COAL_SWIFT_MAX_HEIGHT). */
+coal_status coal_swift_build(coal_ctx ctx, int32_t nrows, int32_t ncols, const int32_t *colptr,
+                             const int32_t *rowidx, const void *val, coal_dtype dtype, int height,
+                             coal_swift **out);
+void coal_swift_free(coal_swift *s);
+/* Lazily builds and caches A->sw. */
+coal_status coal_mat_swift(coal_mat A, const coal_swift **s);
 
 /* ---- block vector ---------------------------------------------------------------------- */
 struct coal_bvec_s {

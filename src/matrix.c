@@ -34,6 +34,7 @@ coal_status coal_mat_wrap_csr(coal_ctx ctx, int32_t nrows, int32_t ncols, int32_
   A->values = values;
   A->valid = COAL_MEM_HOST;
   A->fastload_height = 8;
+  A->max_row_len = -1;
   *out = A;
   return COAL_SUCCESS;
 }
@@ -178,6 +179,8 @@ void coal_mat_invalidate(coal_mat A) {
   coal_fastload_free(A->fl);
   coal_fastload_free(A->flt);
   A->fl = A->flt = NULL;
+  coal_swift_free(A->sw);
+  A->sw = NULL;
   if (A->dev) coal_ops(A->ctx)->mat_release(A);
   A->valid = COAL_MEM_HOST;
   A->state++;
@@ -188,6 +191,7 @@ coal_status coal_mat_destroy(coal_mat *A) {
   coal_mat M = *A;
   coal_fastload_free(M->fl);
   coal_fastload_free(M->flt);
+  coal_swift_free(M->sw);
   if (M->dev) coal_ops(M->ctx)->mat_release(M);
   coal_free(M->rowptr), coal_free(M->colind), coal_free(M->values);
   coal_free(M);

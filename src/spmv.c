@@ -20,14 +20,35 @@ coal_status coal_spmv_kernel_parse(const char *name, coal_spmv_kernel *k) {
   return COAL_ERR_ARG;
 }
 
-/* Selection. On the GPU the FastLoad layout of A^T (lanes own rows, coalesced matrix loads,
- * plain stores for rows inside one warp's task) measured fastest of our kernels on every
- * matrix class we benchmark (7- and 27-point Laplacians, power-law graphs, the SuiteSparse
- * set; bench/RESULTS.md), including the irregular ones where merge-path was expected to win,
- * so it is the GPU choice; the host backend uses the plain row loop. O(1): no per-call scan. */
+/* Selection, from two statistics (nnz and the longest row, computed once per matrix).
+ * Measured on an H200 (bench/RESULTS.md):
+ *  - small matrices (up to ~0.5M nonzeros) are launch-bound: csr-vector is one launch and was
+ *    1.2-1.9x cuSPARSE on the SuiteSparse set, where fastload-t pays a second launch (the
+ *    pre-scale of rows that blocks cut) and fell to 0.6-0.9x on half of them;
+ *  - except when one row is far longer than the rest (bloweybq: a dense row of 10001 in rows
+ *    of 7): one sub-warp then walks the whole row (0.06x), while FastLoad's scatter kernel
+ *    spreads it over many warps (1.05x);
+ *  - large matrices are bandwidth-bound: fastload-t reached 1.31-1.38x cuSPARSE and 83-97% of
+ *    the copy bandwidth on the 3-D Laplacians, csr-vector 0.66-0.77x.
+ * The host backend uses the plain row loop. */
+#define COAL_SPMV_SMALL_NNZ (1 << 21)
+
+static int32_t max_row_len(coal_mat A) {
+  if (A->max_row_len < 0) {
+    int32_t m = 0;
+    for (int32_t i = 0; i < A->nrows; i++)
+      if (A->rowptr[i + 1] - A->rowptr[i] > m) m = A->rowptr[i + 1] - A->rowptr[i];
+    A->max_row_len = m;
+  }
+  return A->max_row_len;
+}
+
 coal_spmv_kernel coal_spmv_select(coal_mat A) {
   if (!A || A->ctx->backend != COAL_BACKEND_CUDA) return COAL_SPMV_CSR_VECTOR;
-  return COAL_SPMV_FASTLOAD_T;
+  if (A->nnz > COAL_SPMV_SMALL_NNZ) return COAL_SPMV_FASTLOAD_T;
+  double mean = A->nrows ? (double)A->nnz / (double)A->nrows : 0.0;
+  if ((double)max_row_len(A) > 32.0 * mean + 256.0) return COAL_SPMV_FASTLOAD;
+  return COAL_SPMV_CSR_VECTOR;
 }
 
 coal_status coal_spmv_raw(coal_mat A, coal_spmv_kernel kernel, double alpha, const void *x,

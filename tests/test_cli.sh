@@ -85,17 +85,17 @@ expect demo "$tmp/out" 'GB/s effective'
 expect demo "$tmp/out" 'relative error .*: ok$'
 
 # ---- bench spmv --------------------------------------------------------------------------
-# Host backend: csr-vector, csr-merge, fastload, fastload-t plus the two sorted-order runs per
-# square matrix, no cuSPARSE.
+# Host backend: csr-vector, csr-merge, fastload, fastload-t, the two sorted-order runs and the
+# auto row per square matrix, no cuSPARSE.
 csv="$tmp/x.csv"
 json="$tmp/x.json"
 if [ $have_mat = 1 ]; then
   run bench 0 "$BIN" bench spmv --backend host lap3d:10 "$MATDIR/bcsstk04.mtx.gz" --reps 3 \
     --csv "$csv" --json "$json"
-  want_rows=12
+  want_rows=14
 else
   run bench 0 "$BIN" bench spmv --backend host lap3d:10 --reps 3 --csv "$csv" --json "$json"
-  want_rows=6
+  want_rows=7
 fi
 expect bench "$tmp/out" '^== lap3d:10: 1000 x 1000, 6400 nonzeros'
 expect bench "$tmp/out" 'summary lap3d:10: best '
@@ -108,7 +108,8 @@ if [ -f "$csv" ]; then
   # column 14 is the check; every data row must say ok
   nok=$(tail -n +2 "$csv" | awk -F, '$14 == "ok"' | wc -l)
   if [ "$nok" -eq "$want_rows" ]; then ok; else bad "bench: $nok of $want_rows CSV checks are ok"; fi
-  for k in csr-vector csr-merge fastload fastload-t 'fastload\(sorted\)' 'fastload-t\(sorted\)'; do
+  for k in csr-vector csr-merge fastload fastload-t 'fastload\(sorted\)' 'fastload-t\(sorted\)' \
+    auto=csr-vector; do
     expect bench-csv "$csv" "^\"lap3d:10\",1000,1000,6400,f64,host,\"host CPU\",$k,"
   done
 else

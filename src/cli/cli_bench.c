@@ -15,13 +15,14 @@
 #define BENCH_SEED   7
 #define COPY_BYTES   ((size_t)256 << 20)
 
-enum { K_VECTOR, K_MERGE, K_FL, K_FLT, K_CUSP1, K_CUSP2, K_FL_SORTED, K_FLT_SORTED, K_COUNT };
+enum { K_VECTOR, K_MERGE, K_FL, K_FLT, K_CUSP1, K_CUSP2, K_FL_SORTED, K_FLT_SORTED, K_AUTO, K_COUNT };
 static const char *const kname[K_COUNT] = {"csr-vector",       "csr-merge",         "fastload",
                                            "fastload-t",       "cusparse-alg1",     "cusparse-alg2",
-                                           "fastload(sorted)", "fastload-t(sorted)"};
+                                           "fastload(sorted)", "fastload-t(sorted)", "auto"};
 static const coal_spmv_kernel kkernel[K_COUNT] = {
     COAL_SPMV_CSR_VECTOR, COAL_SPMV_CSR_MERGE, COAL_SPMV_FASTLOAD, COAL_SPMV_FASTLOAD_T,
-    COAL_SPMV_AUTO,       COAL_SPMV_AUTO,      COAL_SPMV_FASTLOAD, COAL_SPMV_FASTLOAD_T};
+    COAL_SPMV_AUTO,       COAL_SPMV_AUTO,      COAL_SPMV_FASTLOAD, COAL_SPMV_FASTLOAD_T,
+    COAL_SPMV_AUTO};
 
 typedef struct {
   int ran;   /* checked and timed */
@@ -130,7 +131,15 @@ typedef struct {
   int gpu_build;             /* fs[].build_seconds: GPU build (cuda), else host build */
   kres res[K_COUNT];
   int present[K_COUNT];
+  coal_spmv_kernel picked; /* what coal_spmv_select chose (the auto row) */
 } mat_report;
+
+/* Row label: the auto row names the kernel it picked. */
+static const char *klabel(const mat_report *m, int k, char *buf, size_t n) {
+  if (k != K_AUTO) return kname[k];
+  snprintf(buf, n, "auto=%s", coal_spmv_kernel_name(m->picked));
+  return buf;
+}
 
 static double best_cusparse(const mat_report *m) {
   double b = NAN;
@@ -140,6 +149,7 @@ static double best_cusparse(const mat_report *m) {
 }
 
 static void report(bench_run *R, const mat_report *m) {
+  char lb[48];
   double bc = best_cusparse(m);
   double build_ms[2] = {m->fs[0].build_seconds * 1e3, m->fs[1].build_seconds * 1e3};
   double per[2] = {build_ms[0] * 1e3 / bc, build_ms[1] * 1e3 / bc};
@@ -159,7 +169,7 @@ static void report(bench_run *R, const mat_report *m) {
     if (!m->present[k]) continue;
     const kres *r = &m->res[k];
     if (r->error) {
-      printf("   %-20s %10s %9s %7s %7s  ERROR\n", kname[k], "-", "-", "-", "-");
+      printf("   %-20s %10s %9s %7s %7s  ERROR\n", klabel(m, k, lb, sizeof lb), "-", "-", "-", "-");
       continue;
     }
     double gbps = m->floor_b / (r->us * 1e3);
@@ -169,7 +179,8 @@ static void report(bench_run *R, const mat_report *m) {
     fmt_num(b, sizeof b, gbps, "%.2f");
     fmt_num(c2, sizeof c2, pct, "%.1f%%");
     fmt_num(d, sizeof d, ratio, "%.2fx");
-    printf("   %-20s %10s %9s %7s %7s  %s (%.1e)\n", kname[k], a, b, c2, d, r->ok ? "ok" : "FAIL",
+    printf("   %-20s %10s %9s %7s %7s  %s (%.1e)\n", klabel(m, k, lb, sizeof lb), a, b, c2, d,
+           r->ok ? "ok" : "FAIL",
            r->err);
     if (!r->ok) continue;
     if (k <= K_FLT && (best < 0 || r->us < m->res[best].us)) best = k;
@@ -190,6 +201,10 @@ static void report(bench_run *R, const mat_report *m) {
     printf("; sorted order: %s %.2f us", kname[best_sorted], m->res[best_sorted].us);
     if (isfinite(bc)) printf(", %.2fx", bc / m->res[best_sorted].us);
   }
+  if (m->present[K_AUTO] && m->res[K_AUTO].ok) {
+    printf("; %s %.2f us", klabel(m, K_AUTO, lb, sizeof lb), m->res[K_AUTO].us);
+    if (isfinite(bc)) printf(", %.2fx", bc / m->res[K_AUTO].us);
+  }
   printf("\n");
 
   const char *dev = coal_ctx_device_name(R->ctx);
@@ -204,7 +219,7 @@ static void report(bench_run *R, const mat_report *m) {
       fprintf(f, ",%lld,%lld,%lld,%s,%s,", (long long)m->rows, (long long)m->cols,
               (long long)m->nnz, cli_dtype_name(R->c.dtype), backend);
       csv_str(f, dev);
-      fprintf(f, ",%s,", kname[k]);
+      fprintf(f, ",%s,", klabel(m, k, lb, sizeof lb));
       csv_num(f, r->us, "%.4f"), fputc(',', f);
       csv_num(f, r->us_min, "%.4f"), fputc(',', f);
       csv_num(f, gbps, "%.4f"), fputc(',', f);
@@ -246,7 +261,8 @@ static void report(bench_run *R, const mat_report *m) {
       if (!m->present[k]) continue;
       const kres *r = &m->res[k];
       double gbps = m->floor_b / (r->us * 1e3);
-      fprintf(f, "%s\n       {\"kernel\": \"%s\", \"us\": ", first ? "" : ",", kname[k]);
+      fprintf(f, "%s\n       {\"kernel\": \"%s\", \"us\": ", first ? "" : ",",
+              klabel(m, k, lb, sizeof lb));
       first = 0;
       json_num(f, r->us);
       fprintf(f, ", \"us_min\": ");
@@ -366,6 +382,8 @@ static int bench_matrix(bench_run *R, const cli_spec *sp, int from_dir) {
     m.gpu_build = 1;
   }
   run_ours(R, &s, &m, s.A, K_VECTOR, K_FLT);
+  m.picked = coal_spmv_select(s.A);
+  run_ours(R, &s, &m, s.A, K_AUTO, K_AUTO);
 
   if (coal_ctx_backend(R->ctx) == COAL_BACKEND_CUDA) {
     for (int k = K_CUSP1; k <= K_CUSP2; k++) {
