@@ -15,14 +15,25 @@
 #define BENCH_SEED   7
 #define COPY_BYTES   ((size_t)256 << 20)
 
-enum { K_VECTOR, K_MERGE, K_FL, K_FLT, K_CUSP1, K_CUSP2, K_FL_SORTED, K_FLT_SORTED, K_AUTO, K_COUNT };
-static const char *const kname[K_COUNT] = {"csr-vector",       "csr-merge",         "fastload",
-                                           "fastload-t",       "cusparse-alg1",     "cusparse-alg2",
-                                           "fastload(sorted)", "fastload-t(sorted)", "auto"};
+enum {
+  K_VECTOR,
+  K_MERGE,
+  K_FL,
+  K_FLT,
+  K_CUSP1,
+  K_CUSP2,
+  K_FL_SORTED,
+  K_FLT_SORTED,
+  K_AUTO,
+  K_COUNT
+};
+static const char *const kname[K_COUNT] = {
+    "csr-vector",    "csr-merge",        "fastload",           "fastload-t", "cusparse-alg1",
+    "cusparse-alg2", "fastload(sorted)", "fastload-t(sorted)", "auto"};
 static const coal_spmv_kernel kkernel[K_COUNT] = {
-    COAL_SPMV_CSR_VECTOR, COAL_SPMV_CSR_MERGE, COAL_SPMV_FASTLOAD, COAL_SPMV_FASTLOAD_T,
-    COAL_SPMV_AUTO,       COAL_SPMV_AUTO,      COAL_SPMV_FASTLOAD, COAL_SPMV_FASTLOAD_T,
-    COAL_SPMV_AUTO};
+    COAL_SPMV_CSR_VECTOR, COAL_SPMV_CSR_MERGE,  COAL_SPMV_FASTLOAD,
+    COAL_SPMV_FASTLOAD_T, COAL_SPMV_AUTO,       COAL_SPMV_AUTO,
+    COAL_SPMV_FASTLOAD,   COAL_SPMV_FASTLOAD_T, COAL_SPMV_AUTO};
 
 typedef struct {
   int ran;   /* checked and timed */
@@ -180,8 +191,7 @@ static void report(bench_run *R, const mat_report *m) {
     fmt_num(c2, sizeof c2, pct, "%.1f%%");
     fmt_num(d, sizeof d, ratio, "%.2fx");
     printf("   %-20s %10s %9s %7s %7s  %s (%.1e)\n", klabel(m, k, lb, sizeof lb), a, b, c2, d,
-           r->ok ? "ok" : "FAIL",
-           r->err);
+           r->ok ? "ok" : "FAIL", r->err);
     if (!r->ok) continue;
     if (k <= K_FLT && (best < 0 || r->us < m->res[best].us)) best = k;
     if (k >= K_FL_SORTED && (best_sorted < 0 || r->us < m->res[best_sorted].us)) best_sorted = k;
