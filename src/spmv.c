@@ -22,16 +22,20 @@ coal_status coal_spmv_kernel_parse(const char *name, coal_spmv_kernel *k) {
 
 /* Selection, from two statistics (nnz and the longest row, computed once per matrix).
  * Measured on an H200 (bench/RESULTS.md):
- *  - small matrices (up to ~0.5M nonzeros) are launch-bound: csr-vector is one launch and was
- *    1.2-1.9x cuSPARSE on the SuiteSparse set, where fastload-t pays a second launch (the
- *    pre-scale of rows that blocks cut) and fell to 0.6-0.9x on half of them;
- *  - except when one row is far longer than the rest (bloweybq: a dense row of 10001 in rows
- *    of 7): one sub-warp then walks the whole row (0.06x), while FastLoad's scatter kernel
- *    spreads it over many warps (1.05x);
- *  - large matrices are bandwidth-bound: fastload-t reached 1.31-1.38x cuSPARSE and 83-97% of
- *    the copy bandwidth on the 3-D Laplacians, csr-vector 0.66-0.77x.
+ *  - small matrices are launch-bound: csr-vector is one launch and was 1.2-1.9x cuSPARSE on
+ *    the SuiteSparse set (up to wathen100, 0.47M nonzeros: 1.33x against fastload-t's 1.21x),
+ *    where fastload-t pays a second launch (the pre-scale of rows that blocks cut) and fell to
+ *    0.6-0.9x on half of them;
+ *  - from 1.6M nonzeros on (7-point 64^3, 27-point 40^3) fastload-t wins (1.55-1.79x against
+ *    csr-vector's 1.07-1.14x), and on the large Laplacians it reaches 1.31-1.38x cuSPARSE and
+ *    83-97% of the copy bandwidth (csr-vector 0.66-0.77x); the cut is set between the two;
+ *  - a row far longer than the rest (bloweybq: a dense row of 10001 in rows of 7) makes one
+ *    sub-warp walk it alone (csr-vector 0.06x); FastLoad's scatter kernel spreads it over
+ *    warps (1.05x). In fp32 its atomics round every partial sum to float, and along a dense
+ *    row the order-dependent error reached 1.3e-5 relative between two identical products,
+ *    so fp32 takes csr-merge there (one carry per CTA of 896 path items).
  * The host backend uses the plain row loop. */
-#define COAL_SPMV_SMALL_NNZ (1 << 21)
+#define COAL_SPMV_SMALL_NNZ (1 << 19)
 
 static int32_t max_row_len(coal_mat A) {
   if (A->max_row_len < 0) {
@@ -47,7 +51,8 @@ coal_spmv_kernel coal_spmv_select(coal_mat A) {
   if (!A || A->ctx->backend != COAL_BACKEND_CUDA) return COAL_SPMV_CSR_VECTOR;
   if (A->nnz > COAL_SPMV_SMALL_NNZ) return COAL_SPMV_FASTLOAD_T;
   double mean = A->nrows ? (double)A->nnz / (double)A->nrows : 0.0;
-  if ((double)max_row_len(A) > 32.0 * mean + 256.0) return COAL_SPMV_FASTLOAD;
+  if ((double)max_row_len(A) > 32.0 * mean + 256.0)
+    return A->dtype == COAL_F64 ? COAL_SPMV_FASTLOAD : COAL_SPMV_CSR_MERGE;
   return COAL_SPMV_CSR_VECTOR;
 }
 

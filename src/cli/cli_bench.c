@@ -194,7 +194,7 @@ static void report(bench_run *R, const mat_report *m) {
            r->ok ? "ok" : "FAIL", r->err);
     if (!r->ok) continue;
     if (k <= K_FLT && (best < 0 || r->us < m->res[best].us)) best = k;
-    if (k >= K_FL_SORTED && (best_sorted < 0 || r->us < m->res[best_sorted].us)) best_sorted = k;
+    if (k >= K_FL_SORTED && k <= K_FLT_SORTED && (best_sorted < 0 || r->us < m->res[best_sorted].us)) best_sorted = k;
   }
   printf("   summary %s: ", m->sp->name);
   if (best < 0)
