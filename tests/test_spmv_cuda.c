@@ -24,8 +24,8 @@ static const coal_spmv_kernel all_kernels[] = {COAL_SPMV_CSR_VECTOR, COAL_SPMV_C
                                                COAL_SPMV_AUTO};
 #define NKERNELS (sizeof all_kernels / sizeof all_kernels[0])
 
-/* Relative tolerance between the GPU and the host twin (both sum in double; atomics add in
- * the matrix dtype in another order). */
+/* Tolerance between the GPU and the host twin, relative to the product's scale (see
+ * product_scale; both sum in double; atomics add in the matrix dtype in another order). */
 static double tol(coal_dtype dt) { return dt == COAL_F64 ? 1e-12 : 1e-5; }
 static const char *dtname(coal_dtype dt) { return dt == COAL_F64 ? "f64" : "f32"; }
 
@@ -54,6 +54,35 @@ static int get_double(coal_bvec v, int64_t n, double *out) {
   return st == COAL_SUCCESS;
 }
 
+/* Normwise scale of the product: max_i |alpha| sum_j |a_ij x_j| + |beta y0_i|. Rounding
+ * errors of any summation order are bounded by a multiple of eps times this, so errors are
+ * measured against it rather than against |y|, which cancellation can make tiny (a long row
+ * of random signs) while the sums in float stay correct. */
+static double product_scale(coal_mat A, double alpha, const double *x, double beta,
+                            const double *y0) {
+  double s = 0;
+  for (int32_t i = 0; i < A->nrows; i++) {
+    double r = 0;
+    for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+      double a = A->dtype == COAL_F64 ? ((double *)A->values)[p] : ((float *)A->values)[p];
+      r += fabs(a * x[A->colind[p]]);
+    }
+    r = fabs(alpha) * r + (beta != 0.0 ? fabs(beta * y0[i]) : 0.0);
+    if (r > s) s = r;
+  }
+  return s;
+}
+
+/* max |a - b| / scale; NaN anywhere gives +inf. */
+static double scaled_diff(const double *a, const double *b, int64_t n, double scale) {
+  double d = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (isnan(a[i]) || isnan(b[i])) return INFINITY;
+    if (fabs(a[i] - b[i]) > d) d = fabs(a[i] - b[i]);
+  }
+  return scale > 0 ? d / scale : d;
+}
+
 static int has_nan(const double *a, int64_t n) {
   for (int64_t i = 0; i < n; i++)
     if (isnan(a[i])) return 1;
@@ -71,12 +100,14 @@ static void compare(mat_pair *M, const char *name, coal_spmv_kernel k, double al
   double *ref = malloc(sizeof(double) * ((size_t)m + 1));
   double *got = malloc(sizeof(double) * ((size_t)m + 1));
   double *again = malloc(sizeof(double) * ((size_t)m + 1));
+  double *xs = malloc(sizeof(double) * ((size_t)n + 1));
+  double *y0 = malloc(sizeof(double) * ((size_t)m + 1));
   uint64_t sx = seed_counter++, sy = seed_counter++;
   CHECK_OK(hc, coal_bvec_create(hc, n, 1, dt, COAL_COL_MAJOR, 0, &xh));
   CHECK_OK(dc, coal_bvec_create(dc, n, 1, dt, COAL_COL_MAJOR, 0, &xd));
   CHECK_OK(hc, coal_bvec_create(hc, m, 1, dt, COAL_COL_MAJOR, 0, &yh));
   CHECK_OK(dc, coal_bvec_create(dc, m, 1, dt, COAL_COL_MAJOR, 0, &yd));
-  if (!xh || !xd || !yh || !yd || !ref || !got || !again) goto done;
+  if (!xh || !xd || !yh || !yd || !ref || !got || !again || !xs || !y0) goto done;
   CHECK_OK(hc, coal_bvec_set_random(xh, sx));
   CHECK_OK(dc, coal_bvec_set_random(xd, sx));
   if (beta == 0.0) {
@@ -86,6 +117,11 @@ static void compare(mat_pair *M, const char *name, coal_spmv_kernel k, double al
     CHECK_OK(hc, coal_bvec_set_random(yh, sy));
     CHECK_OK(dc, coal_bvec_set_random(yd, sy));
   }
+  if (!get_double(xh, n, xs) || !get_double(yh, m, y0)) {
+    CHECK(0, "%s %s: reading x/y0 failed", name, dtname(dt));
+    goto done;
+  }
+  const double scale = product_scale(M->h, alpha, xs, beta, y0);
   CHECK_OK(hc, coal_spmv(M->h, k, alpha, xh, beta, yh));
   CHECK_OK(dc, coal_spmv(M->d, k, alpha, xd, beta, yd));
   nproducts++;
@@ -93,7 +129,7 @@ static void compare(mat_pair *M, const char *name, coal_spmv_kernel k, double al
     CHECK(0, "%s %s: download failed: %s", name, dtname(dt), coal_ctx_last_error(dc));
     goto done;
   }
-  double d = check_rel_diff(got, ref, (size_t)m);
+  double d = scaled_diff(got, ref, m, scale);
   CHECK(d <= tol(dt), "%s %s H=%d %s alpha=%g beta=%g: cuda vs host twin %.3g%s%s", name,
         dtname(dt), M->h->fastload_height, coal_spmv_kernel_name(k), alpha, beta, d,
         has_nan(got, m) ? " (NaN in the GPU result)" : "",
@@ -102,14 +138,14 @@ static void compare(mat_pair *M, const char *name, coal_spmv_kernel k, double al
     /* the same product again (y now holds the result; beta = 0 overwrites it) */
     CHECK_OK(dc, coal_spmv(M->d, k, alpha, xd, beta, yd));
     if (get_double(yd, m, again)) {
-      double r = check_rel_diff(again, got, (size_t)m);
+      double r = scaled_diff(again, got, m, scale);
       CHECK(r <= tol(dt), "%s %s %s: repeated product differs by %.3g", name, dtname(dt),
             coal_spmv_kernel_name(k), r);
     }
   }
 done:
   coal_bvec_destroy(&xh), coal_bvec_destroy(&xd), coal_bvec_destroy(&yh), coal_bvec_destroy(&yd);
-  free(ref), free(got), free(again);
+  free(ref), free(got), free(again), free(xs), free(y0);
 }
 
 static void compare_kernel(mat_pair *M, const char *name, coal_spmv_kernel k) {
