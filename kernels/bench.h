@@ -48,6 +48,18 @@ coal_status coal_cuda_fastload_download(coal_mat A, int transposed, coal_fastloa
 coal_status coal_cuda_gather_schedule_host(coal_ctx ctx, const coal_fastload *f, int32_t **task,
                                            int32_t *ntasks, int32_t **prescale, int32_t *nprescale);
 
+/* cuSPARSE SpMM on A's device CSR: Y = alpha*A*X + beta*Y with X (ncols x k) and Y (nrows x k)
+ * dense device blocks of A's dtype in `layout` with leading dimensions ldx, ldy.
+ * alg: 1 = CUSPARSE_SPMM_CSR_ALG1 (column-major), 2 = CSR_ALG2 and 3 = CSR_ALG3 (row-major);
+ * cusparseSpMM_preprocess is done at creation (where the algorithm has one). A combination
+ * cuSPARSE refuses gives COAL_ERR_UNSUPPORTED, so the caller can skip it. */
+typedef struct coal_cusparse_spmm coal_cusparse_spmm;
+coal_status coal_cusparse_spmm_create(coal_mat A, int alg, int64_t k, coal_layout layout,
+                                      const void *X, int64_t ldx, void *Y, int64_t ldy,
+                                      coal_cusparse_spmm **out);
+coal_status coal_cusparse_spmm_run(coal_cusparse_spmm *h, double alpha, double beta);
+void coal_cusparse_spmm_destroy(coal_cusparse_spmm *h);
+
 #ifdef __cplusplus
 }
 #endif
