@@ -361,46 +361,7 @@ struct Build {
   int transposed;
   void *ws; /* workspace, freed at the end of every build */
   cudaEvent_t ev0, ev1;
-  /* COALESCE_FASTLOAD_BUILD_TRACE=1: an event after each phase, times printed to stderr at the
-   * end (no extra synchronisation) */
-  int ntrace;
-  cudaEvent_t trace_ev[12];
-  const char *trace_name[12];
 };
-
-void trace(Build &B, const char *phase) {
-  if (B.ntrace < 0 || B.ntrace >= 12) return;
-  cudaEvent_t e = NULL;
-  if (cudaEventCreate(&e) != cudaSuccess ||
-      cudaEventRecord(e, coal_stream(B.A->ctx)) != cudaSuccess) {
-    (void)cudaGetLastError();
-    if (e) (void)cudaEventDestroy(e);
-    return;
-  }
-  B.trace_ev[B.ntrace] = e, B.trace_name[B.ntrace++] = phase;
-}
-
-void trace_end(Build &B, double total_ms) {
-  if (B.ntrace > 0) {
-    fprintf(stderr, "fastload GPU build (%s, %d x %d, %lld nnz, H=%d): %.3f ms =",
-            B.transposed ? "gather" : "scatter", B.A->nrows, B.A->ncols, (long long)B.A->nnz,
-            B.A->fastload_height, total_ms);
-    cudaEvent_t prev = B.ev0;
-    for (int i = 0; i < B.ntrace; i++) {
-      float ms = 0;
-      if (cudaEventElapsedTime(&ms, prev, B.trace_ev[i]) != cudaSuccess) (void)cudaGetLastError();
-      fprintf(stderr, " %s %.3f", B.trace_name[i], ms);
-      prev = B.trace_ev[i];
-    }
-    float ms = 0;
-    if (total_ms >= 0 && cudaEventElapsedTime(&ms, prev, B.ev1) == cudaSuccess)
-      fprintf(stderr, " sync+free %.3f", ms);
-    (void)cudaGetLastError();
-    fprintf(stderr, "\n");
-  }
-  for (int i = 0; i < B.ntrace; i++) (void)cudaEventDestroy(B.trace_ev[i]);
-  B.ntrace = 0;
-}
 
 /* Workspace pieces. */
 struct Work {
@@ -453,7 +414,6 @@ coal_status carve_work(Build &B, int64_t nnz, int32_t nl, int64_t ngroups, Work 
     w.gout = cv.take<GroupTot>((size_t)ngroups + 1);
     if (pass == 0) COAL_CALL(coal_cuda_malloc(ctx, cv.off, &B.ws));
   }
-  trace(B, "workspace");
   return COAL_SUCCESS;
 }
 
@@ -485,7 +445,6 @@ coal_status transpose(Build &B, const struct coal_mat_cuda *d, Work &w, const in
     COAL_CUDA_LAUNCH_CHECK(ctx);
   }
   *src = v.Current(), *rowid = rid;
-  trace(B, "transpose");
   return COAL_SUCCESS;
 }
 
@@ -524,7 +483,6 @@ coal_status build_body(Build &B, struct coal_fastload_dev *out) {
     COAL_CUDA_CALL(
         ctx, cub::DeviceRadixSort::SortPairs(w.cub_tmp, bytes, k, v, nl, 0, count_bits(M), s));
     perm = v.Current(), cnt = (int32_t *)k.Current();
-    trace(B, "lane-sort");
     /* 2. per-group counts; 3. offsets and totals */
     group_count_kernel<<<grid_warps(ngroups), COAL_CUDA_CTA, 0, s>>>(nl, M, H, gather,
                                                                      (uint32_t *)cnt, perm, w.gin);
@@ -537,7 +495,6 @@ coal_status build_body(Build &B, struct coal_fastload_dev *out) {
     COAL_CUDA_CALL(ctx,
                    cudaMemcpyAsync(&tot, w.gout + ngroups, sizeof tot, cudaMemcpyDeviceToHost, s));
     COAL_CUDA_CALL(ctx, cudaStreamSynchronize(s));
-    trace(B, "count+scan+read");
   }
   COAL_CHECK(ctx, tot.elems == nnz && tot.blocks >= 0 && tot.tasks >= 0 && tot.pre >= 0,
              COAL_ERR_STATE, "internal: GPU FastLoad blocks hold %d elements, expected %lld",
@@ -560,7 +517,6 @@ coal_status build_body(Build &B, struct coal_fastload_dev *out) {
     out->prescale = gather ? cv.take<int32_t>((size_t)tot.pre + 1) : nullptr;
     if (pass == 0) COAL_CALL(coal_cuda_malloc(ctx, cv.off, &out->arena));
   }
-  trace(B, "arena");
   out->nblocks = tot.blocks;
   out->identity_perm = tot.nonid == 0;
   out->ntasks = gather ? tot.tasks : 0;
@@ -574,7 +530,6 @@ coal_status build_body(Build &B, struct coal_fastload_dev *out) {
         nl, H, gather, cnt, out->perm, w.gout, out->blk_ptr, out->blk_col, out->blk_len,
         out->blk_height, out->blk_class, out->task, out->prescale);
     COAL_CUDA_LAUNCH_CHECK(ctx);
-    trace(B, "descriptors");
   }
   if (nb > 0) {
     const unsigned grid = grid_warps((int64_t)nb);
@@ -593,7 +548,6 @@ coal_status build_body(Build &B, struct coal_fastload_dev *out) {
       COAL_FILL(uint32_t, true);
 #undef COAL_FILL
     COAL_CUDA_LAUNCH_CHECK(ctx);
-    trace(B, "elements");
   }
   if (gather) {
     set_int_kernel<<<1, 1, 0, s>>>(out->task + tot.tasks, tot.blocks);
@@ -616,8 +570,6 @@ coal_status coal_cuda_fastload_build(coal_mat A, int transposed, struct coal_fas
   Build B;
   memset(&B, 0, sizeof B);
   B.A = A, B.transposed = transposed;
-  const char *tr = getenv("COALESCE_FASTLOAD_BUILD_TRACE");
-  B.ntrace = tr && !strcmp(tr, "1") ? 0 : -1;
   cudaStream_t s = coal_stream(ctx);
   COAL_CUDA_CALL(ctx, cudaEventCreate(&B.ev0));
   coal_status st = COAL_SUCCESS;
@@ -638,9 +590,7 @@ coal_status coal_cuda_fastload_build(coal_mat A, int transposed, struct coal_fas
       st = COAL_ERROR(ctx, COAL_ERR_CUDA, "FastLoad build timing: %s", cudaGetErrorString(e));
     }
     out->build_ms = ms;
-    trace_end(B, ms);
   }
-  if (B.ntrace > 0) trace_end(B, -1);
   if (st != COAL_SUCCESS) {
     /* no kernel of this build may still use the memory being released */
     (void)cudaStreamSynchronize(s);
