@@ -60,6 +60,14 @@ coal_status coal_cusparse_spmm_create(coal_mat A, int alg, int64_t k, coal_layou
 coal_status coal_cusparse_spmm_run(coal_cusparse_spmm *h, double alpha, double beta);
 void coal_cusparse_spmm_destroy(coal_cusparse_spmm *h);
 
+/* Tuning knobs of the CUDA SpMM kernels, for measurements (bench/spmm_probe.c): process-wide,
+ * value 0 = the default. RS_VEC = 1: row-split reads X one element per lane (no vector loads);
+ * RS_ROWS = r: each row-split group walks r rows (interleaved over the CTA's groups; default 4
+ * on large matrices, 1 on small ones). A
+ * host-only build answers COAL_ERR_NOT_COMPILED. */
+enum { COAL_SPMM_TUNE_RS_VEC = 0, COAL_SPMM_TUNE_RS_ROWS = 1, COAL_SPMM_TUNE_NKNOBS = 2 };
+coal_status coal_spmm_cuda_tune(int what, int value);
+
 #ifdef __cplusplus
 }
 #endif

@@ -31,7 +31,10 @@ static inline int64_t coal_block_index(coal_layout layout, int64_t ld, int64_t i
  * alpha*val*X[col, j] per entry (atomics). */
 coal_status coal_spmm_swift_host(coal_mat A, double alpha, coal_bvec X, double beta, coal_bvec Y);
 /* Row-split: a warp per row and per tile of 32 columns of Y; the row's nonzeros are loaded 32
- * at a time (a lane each) and broadcast one by one; lane l accumulates column l of the tile. */
+ * at a time (a lane each) and broadcast one by one; lane l accumulates column l of the tile.
+ * (The CUDA kernel uses groups of W lanes with V columns each, tiles of W*V columns, and for
+ * k <= 4 lanes over the row's entries with a reduction; each column's sum is the same sum of
+ * the row's products in double.) */
 coal_status coal_spmm_rowsplit_host(coal_mat A, double alpha, coal_bvec X, double beta,
                                     coal_bvec Y);
 /* Merge-based: the merge path of row ends and nonzeros is cut into parts of COAL_MERGE_ITEMS
@@ -39,7 +42,9 @@ coal_status coal_spmm_rowsplit_host(coal_mat A, double alpha, coal_bvec X, doubl
  * partial sums of its k columns) that a fix-up pass adds to Y. */
 coal_status coal_spmm_merge_host(coal_mat A, double alpha, coal_bvec X, double beta, coal_bvec Y);
 
-/* CUDA kernels: defined by the CUDA backend in a later step (nothing references them yet). */
+/* CUDA kernels (kernels/cuda/spmm_*.cu); the not-compiled stub table answers
+ * COAL_ERR_NOT_COMPILED instead. Row-split and merge-based take row-major blocks as their fast
+ * path (coalesced rows of X), Swift column-major ones; every layout pair is correct. */
 coal_status coal_spmm_swift_cuda(coal_mat A, double alpha, coal_bvec X, double beta, coal_bvec Y);
 coal_status coal_spmm_rowsplit_cuda(coal_mat A, double alpha, coal_bvec X, double beta,
                                     coal_bvec Y);

@@ -5,6 +5,7 @@
 #define COAL_BACKEND_H
 
 #include "internal.h"
+#include "../kernels/spmm.h"
 #include "../kernels/spmv.h"
 
 #ifdef __cplusplus
@@ -25,6 +26,7 @@ typedef struct coal_backend_ops {
   coal_status (*mat_prepare)(coal_mat A);
   void (*mat_release)(coal_mat A);
   coal_spmv_fn spmv[COAL_SPMV_NKERNELS]; /* indexed by coal_spmv_kernel; [AUTO] unused */
+  coal_spmm_fn spmm[COAL_SPMM_NKERNELS]; /* indexed by coal_spmm_kernel; [AUTO] unused */
 } coal_backend_ops;
 
 extern const coal_backend_ops coal_host_ops;

@@ -55,6 +55,22 @@ coal_status coal_cusparse_spmv_run(coal_cusparse_spmv *h, double alpha, double b
 }
 void coal_cusparse_spmv_destroy(coal_cusparse_spmv *h) { (void)h; }
 
+coal_status coal_cusparse_spmm_create(coal_mat A, int alg, int64_t k, coal_layout layout,
+                                      const void *X, int64_t ldx, void *Y, int64_t ldy,
+                                      coal_cusparse_spmm **out) {
+  (void)alg, (void)k, (void)layout, (void)X, (void)ldx, (void)Y, (void)ldy, (void)out;
+  return COAL_ERROR(A->ctx, COAL_ERR_NOT_COMPILED, "cuSPARSE is not compiled in this build");
+}
+coal_status coal_cusparse_spmm_run(coal_cusparse_spmm *h, double alpha, double beta) {
+  (void)h, (void)alpha, (void)beta;
+  return COAL_ERR_NOT_COMPILED;
+}
+void coal_cusparse_spmm_destroy(coal_cusparse_spmm *h) { (void)h; }
+coal_status coal_spmm_cuda_tune(int what, int value) {
+  (void)what, (void)value;
+  return COAL_ERR_NOT_COMPILED;
+}
+
 coal_status coal_cuda_fastload_build_time(coal_mat A, int transposed, double *ms) {
   (void)transposed, (void)ms;
   return COAL_ERROR(A->ctx, COAL_ERR_NOT_COMPILED,

@@ -29,6 +29,10 @@ static coal_status nc_spmv(coal_mat A, double a, const void *x, double b, void *
   (void)a, (void)x, (void)b, (void)y;
   return NC(A->ctx);
 }
+static coal_status nc_spmm(coal_mat A, double a, coal_bvec X, double b, coal_bvec Y) {
+  (void)a, (void)X, (void)b, (void)Y;
+  return NC(A->ctx);
+}
 
 const coal_backend_ops coal_cuda_ops = {
     .name = "cuda",
@@ -41,4 +45,5 @@ const coal_backend_ops coal_cuda_ops = {
     .mat_prepare = nc_prepare,
     .mat_release = nc_mat_release,
     .spmv = {NULL, nc_spmv, nc_spmv, nc_spmv, nc_spmv},
+    .spmm = {NULL, nc_spmm, nc_spmm, nc_spmm},
 };

@@ -1,15 +1,10 @@
-/* SpMM front end: argument checks, kernel selection, dispatch. The backend ops table has no
- * SpMM entry yet: the host twins are called directly and the CUDA backend answers
- * COAL_ERR_UNSUPPORTED until its kernels exist. */
+/* SpMM front end: argument checks, kernel selection, dispatch to the backend's op
+ * (coal_ops(ctx)->spmm[kernel]). */
 #include "backend.h"
-#include "../kernels/spmm.h"
 
 #include <string.h>
 
 static const char *const kernel_names[COAL_SPMM_NKERNELS] = {"auto", "swift", "rowsplit", "merge"};
-
-static const coal_spmm_fn host_kernels[COAL_SPMM_NKERNELS] = {
-    NULL, coal_spmm_swift_host, coal_spmm_rowsplit_host, coal_spmm_merge_host};
 
 const char *coal_spmm_kernel_name(coal_spmm_kernel k) {
   return (k >= 0 && k < COAL_SPMM_NKERNELS) ? kernel_names[k] : "unknown";
@@ -25,20 +20,52 @@ coal_status coal_spmm_kernel_parse(const char *name, coal_spmm_kernel *k) {
   return COAL_ERR_ARG;
 }
 
-/* Mean nonzeros per row below which merge-based beats row-split (paper 001, section 5.4). */
-#define SPMM_MERGE_MEAN_ROW 9.35
+/* Selection, O(1) after the first call (the longest row is computed once per matrix).
+ * Host: the row loop of row-split (no atomics, no format to build).
+ * CUDA, measured on an H200 (fp64, bench/spmm_notes.md; k = 1 with contiguous X and Y never
+ * gets here: coal_spmm runs the SpMV kernel of coal_spmv_select):
+ *  - hubs (longest row > 32*mean + 256): merge-based. A row-split warp walks a hub alone:
+ *    power-law 2^20 at k = 32 took 3800 us with row-split, 812 us merge-based (cuSPARSE 1262);
+ *    adder_dcop_05 and bloweybq 0.01-0.2x cuSPARSE with row-split, 0.65-1.2x merge-based.
+ *  - column-major blocks, k >= 32, nnz >= 2^20: Swift (7-point 128^3 at k = 32: 2039 us against
+ *    3594 us for row-split on the strided block; 27-point 100^3: 3039 against 3892). Small
+ *    matrices keep row-split on column-major blocks too (their strided rows of X stay in
+ *    cache: it beat Swift in 358 of 364 (matrix, k) cells of the shared set).
+ *  - k > 4 with moderately long rows (longest > 8*mean + 128, or mean > 80): merge-based
+ *    (PGPgiantcompo, mbeacxc at k >= 8: 0.58-0.80x against 0.26-0.68x cuSPARSE with row-split).
+ *  - otherwise row-split (Laplacians: 2.2x cuSPARSE at k = 32 on the 27-point 100^3, 1.7x on
+ *    the 7-point 128^3, where merge-based was within 4%).
+ * On the shared set plus the three large matrices this picks the fastest of our three
+ * kernels in every measured (matrix, k > 1) cell (rule fitted to those measurements). */
+#define SPMM_HUB(mean, mx)  ((double)(mx) > 32.0 * (mean) + 256.0)
+#define SPMM_LONG(mean, mx) ((double)(mx) > 8.0 * (mean) + 128.0 || (mean) > 80.0)
+#define SPMM_SWIFT_MIN_K    32
+#define SPMM_SWIFT_MIN_NNZ  (1 << 20)
 
-/* Selection, O(1). Host: the row loop of row-split (no atomics, no format to build).
- * CUDA (provisional until the kernels are measured, see issue 3): Swift on column-major
- * blocks, which its coalesced loads of X need; on row-major blocks the heuristic of paper 001,
- * merge-based when the mean row length is below 9.35, row-split otherwise. k does not enter
- * the rule yet. */
+static int32_t spmm_max_row_len(coal_mat A) {
+  if (A->max_row_len < 0) {
+    int32_t m = 0;
+    for (int32_t i = 0; i < A->nrows; i++)
+      if (A->rowptr[i + 1] - A->rowptr[i] > m) m = A->rowptr[i + 1] - A->rowptr[i];
+    A->max_row_len = m;
+  }
+  return A->max_row_len;
+}
+
 coal_spmm_kernel coal_spmm_select(coal_mat A, int64_t k, coal_layout layout) {
-  (void)k;
   if (!A || A->ctx->backend != COAL_BACKEND_CUDA) return COAL_SPMM_ROWSPLIT;
-  if (layout == COAL_COL_MAJOR) return COAL_SPMM_SWIFT;
-  double mean = A->nrows > 0 ? (double)A->nnz / (double)A->nrows : 0.0;
-  return mean < SPMM_MERGE_MEAN_ROW ? COAL_SPMM_MERGE : COAL_SPMM_ROWSPLIT;
+  const double mean = A->nrows > 0 ? (double)A->nnz / (double)A->nrows : 0.0;
+  const int32_t mx = spmm_max_row_len(A);
+  if (SPMM_HUB(mean, mx)) return COAL_SPMM_MERGE;
+  if (layout == COAL_COL_MAJOR && k >= SPMM_SWIFT_MIN_K && A->nnz >= SPMM_SWIFT_MIN_NNZ)
+    return COAL_SPMM_SWIFT;
+  if (k > 4 && SPMM_LONG(mean, mx)) return COAL_SPMM_MERGE;
+  return COAL_SPMM_ROWSPLIT;
+}
+
+/* A one-column block stored as a contiguous vector (column-major, or row-major with ld 1). */
+static int is_vector(coal_bvec B) {
+  return B->k == 1 && (B->layout == COAL_COL_MAJOR || B->ld == 1);
 }
 
 /* Bytes spanned by the storage of a block (0 when it holds no entry). */
@@ -67,10 +94,15 @@ coal_status coal_spmm(coal_mat A, coal_spmm_kernel kernel, double alpha, coal_bv
     uintptr_t x0 = (uintptr_t)X->data, y0 = (uintptr_t)Y->data;
     COAL_CHECK(ctx, x0 + xs <= y0 || y0 + ys <= x0, COAL_ERR_ARG, "X and Y overlap");
   }
-  if (ctx->backend == COAL_BACKEND_CUDA)
-    return COAL_ERROR(ctx, COAL_ERR_UNSUPPORTED,
-                      "SpMM kernels are not implemented on the CUDA backend yet");
   if (X->k == 0 || A->nrows == 0) return COAL_SUCCESS;
-  if (kernel == COAL_SPMM_AUTO) kernel = coal_spmm_select(A, X->k, X->layout);
-  return host_kernels[kernel](A, alpha, X, beta, Y);
+  const coal_backend_ops *ops = coal_ops(ctx);
+  COAL_CALL(ops->mat_prepare(A));
+  if (kernel == COAL_SPMM_AUTO) {
+    /* one column on the GPU: the SpMV kernels (FastLoad-T on large matrices) are faster than
+     * any SpMM kernel at k = 1 */
+    if (ctx->backend == COAL_BACKEND_CUDA && is_vector(X) && is_vector(Y))
+      return ops->spmv[coal_spmv_select(A)](A, alpha, X->data, beta, Y->data);
+    kernel = coal_spmm_select(A, X->k, X->layout);
+  }
+  return ops->spmm[kernel](A, alpha, X, beta, Y);
 }

@@ -54,6 +54,7 @@ run version 0 "$BIN" version
 expect version "$tmp/out" '^coalesce [0-9]+\.[0-9]+\.[0-9]+'
 run help 0 "$BIN" help
 expect help "$tmp/out" 'bench spmv'
+expect help "$tmp/out" 'bench spmm'
 expect help "$tmp/out" 'lap3d:N'
 run --help 0 "$BIN" --help
 
@@ -123,6 +124,67 @@ if command -v python3 >/dev/null 2>&1; then
   fi
 fi
 
+# ---- bench spmm --------------------------------------------------------------------------
+# Host backend: swift, rowsplit, merge and auto in both layouts for each k (16 rows per
+# matrix with two k), each checked against the CLI's own CSR loop; no cuSPARSE.
+csv="$tmp/m.csv"
+json="$tmp/m.json"
+if [ $have_mat = 1 ]; then
+  run bench-spmm 0 "$BIN" bench spmm --backend host lap3d:6 "$MATDIR/bcsstk04.mtx.gz" --k 1,33 \
+    --reps 2 --csv "$csv" --json "$json"
+  nmat=2
+else
+  run bench-spmm 0 "$BIN" bench spmm --backend host lap3d:6 --k 1,33 --reps 2 --csv "$csv" \
+    --json "$json"
+  nmat=1
+fi
+want_rows=$((16 * nmat))
+expect bench-spmm "$tmp/out" '^coalesce bench spmm: .*k = 1,33, layouts col,row, backend host'
+expect bench-spmm "$tmp/out" '^== lap3d:6: 216 x 216, 1296 nonzeros, f64'
+expect bench-spmm "$tmp/out" 'SpMV auto=[a-z-]+: .* check ok'
+expect bench-spmm "$tmp/out" ' 33  merge +row .* ok \('
+expect bench-spmm "$tmp/out" 'k=33 col: oracle (swift|rowsplit|merge) '
+expect bench-spmm "$tmp/out" '^== summary at k = 33'
+expect bench-spmm "$tmp/out" "$((4 * nmat)) cases, auto == oracle in [0-9]+ \([0-9.]+%\); time lost vs the oracle: total"
+if [ -f "$csv" ]; then
+  ok
+  rows=$(($(wc -l <"$csv") - 1))
+  if [ "$rows" -eq "$want_rows" ]; then ok; else bad "bench-spmm: CSV has $rows rows, expected $want_rows"; fi
+  expect bench-spmm-csv "$csv" '^matrix,kernel,layout,check,selected,oracle,spmv_kernel,dtype,backend,device,k,rows,cols,nnz,us,'
+  # column 4 is the check; every data row must say ok
+  nok=$(tail -n +2 "$csv" | awk -F, '$4 == "ok"' | wc -l)
+  if [ "$nok" -eq "$want_rows" ]; then ok; else bad "bench-spmm: $nok of $want_rows CSV checks are ok"; fi
+  for k in 1 33; do
+    for kern in swift rowsplit merge 'auto=[a-z]+'; do
+      for lay in col row; do
+        expect bench-spmm-csv "$csv" \
+          "^\"lap3d:6\",$kern,$lay,ok,[a-z]+,(swift|rowsplit|merge),[a-z-]+,f64,host,\"host CPU\",$k,216,216,1296,[0-9.]+,"
+        if [ $have_mat = 1 ]; then
+          expect bench-spmm-csv "$csv" "^\"bcsstk04\",$kern,$lay,ok,.*,$k,132,132,3648,[0-9.]+,"
+        fi
+      done
+    done
+  done
+  # k = 33 is checked on every column: checked_cols (column 26) is 33
+  n33=$(tail -n +2 "$csv" | awk -F, '$11 == 33 && $26 == 33' | wc -l)
+  if [ "$n33" -eq $((8 * nmat)) ]; then ok; else bad "bench-spmm: $n33 rows at k=33 checked on all columns"; fi
+else
+  bad "bench-spmm: $csv was not written"
+fi
+if command -v python3 >/dev/null 2>&1; then
+  if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["results"]; s=d["selection"]; sys.exit(0 if len(r)==int(sys.argv[2]) and all(x["check"]=="ok" for x in r) and s["cases"]==int(sys.argv[3]) and len(d["summary"])==int(sys.argv[4]) else 1)' \
+    "$json" "$want_rows" $((4 * nmat)) "$nmat"; then
+    ok
+  else
+    bad "bench-spmm: $json is not valid JSON, has failed checks or misses rows"
+  fi
+fi
+run bench-spmm-layout 0 "$BIN" bench spmm --backend host lap3d:4 --k 2 --layout row --reps 1 \
+  --dtype f32 --csv "$csv"
+rows=$(($(wc -l <"$csv") - 1))
+if [ "$rows" -eq 4 ]; then ok; else bad "bench-spmm-layout: CSV has $rows rows, expected 4"; fi
+expect bench-spmm-layout "$csv" '^"lap3d:4",merge,row,ok,.*,f32,host,'
+
 # ---- error paths -------------------------------------------------------------------------
 run unknown-command 2 "$BIN" frobnicate
 expect unknown-command "$tmp/err" "unknown command 'frobnicate'"
@@ -133,6 +195,15 @@ run bad-generator 2 "$BIN" info blob:3
 run bad-option 2 "$BIN" demo --frob
 run bad-backend 2 "$BIN" demo --backend gpu
 run bench-no-matrices 2 "$BIN" bench spmv --backend host
+run bench-spmm-no-matrices 2 "$BIN" bench spmm --backend host
+run bench-spmm-bad-k 2 "$BIN" bench spmm --backend host lap3d:4 --k 1,,4
+expect bench-spmm-bad-k "$tmp/err" "--k: '1,,4'"
+run bench-spmm-zero-k 2 "$BIN" bench spmm --backend host lap3d:4 --k 0
+run bench-spmm-dup-k 2 "$BIN" bench spmm --backend host lap3d:4 --k=4,4
+run bench-spmm-bad-layout 2 "$BIN" bench spmm --backend host lap3d:4 --layout diag
+run bench-spmm-bad-option 2 "$BIN" bench spmm --backend host lap3d:4 --frob
+run bench-unknown 2 "$BIN" bench frob
+expect bench-unknown "$tmp/err" "unknown benchmark 'frob' \\(available: spmv, spmm\\)"
 run solve 2 "$BIN" solve lap3d:8
 expect solve "$tmp/err" 'not available yet'
 run eigs 2 "$BIN" eigs lap3d:8
@@ -141,6 +212,8 @@ run missing-file 1 "$BIN" info "$missing"
 expect missing-file "$tmp/err" "no-such-matrix\.mtx\.gz"
 run bench-missing-file 1 "$BIN" bench spmv --backend host "$missing" --reps 1
 expect bench-missing-file "$tmp/err" "no-such-matrix\.mtx\.gz"
+run bench-spmm-missing-file 1 "$BIN" bench spmm --backend host "$missing" --reps 1 --k 1
+expect bench-spmm-missing-file "$tmp/err" "no-such-matrix\.mtx\.gz"
 
 if [ "$skip" -gt 0 ]; then
   echo "$pass passed, $fail failed, $skip skipped"

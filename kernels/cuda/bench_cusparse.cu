@@ -198,3 +198,110 @@ coal_status coal_cuda_fastload_build_time(coal_mat A, int transposed, double *ms
   *ms = fd->build_ms;
   return COAL_SUCCESS;
 }
+
+/* ---- cuSPARSE SpMM reference --------------------------------------------------------------- *
+ * Like the SpMV reference, the descriptor points at A's own device CSR. */
+struct coal_cusparse_spmm {
+  coal_ctx ctx;
+  cudaDataType type;
+  cusparseSpMMAlg_t alg;
+  cusparseSpMatDescr_t mat;
+  cusparseConstDnMatDescr_t x;
+  cusparseDnMatDescr_t y;
+  void *buffer;
+};
+
+/* A cuSPARSE refusal of the combination (algorithm, layout, sizes) is COAL_ERR_UNSUPPORTED. */
+#define COAL_CUSPARSE_SPMM_CALL(ctx, expr)                                                         \
+  do {                                                                                             \
+    cusparseStatus_t coal_spmm_err_ = (expr);                                                      \
+    if (coal_spmm_err_ == CUSPARSE_STATUS_NOT_SUPPORTED ||                                         \
+        coal_spmm_err_ == CUSPARSE_STATUS_INVALID_VALUE)                                           \
+      return COAL_ERROR((ctx), COAL_ERR_UNSUPPORTED, "%s: %s", #expr,                              \
+                        cusparseGetErrorString(coal_spmm_err_));                                   \
+    if (coal_spmm_err_ != CUSPARSE_STATUS_SUCCESS)                                                 \
+      return COAL_ERROR((ctx),                                                                     \
+                        coal_spmm_err_ == CUSPARSE_STATUS_ALLOC_FAILED ? COAL_ERR_DEVICE_MEMORY    \
+                                                                       : COAL_ERR_CUDA,            \
+                        "%s: %s", #expr, cusparseGetErrorString(coal_spmm_err_));                  \
+  } while (0)
+
+static coal_status cusparse_spmm_setup(coal_mat A, coal_cusparse_spmm *h, int64_t k,
+                                       coal_layout layout, const void *X, int64_t ldx, void *Y,
+                                       int64_t ldy) {
+  coal_ctx ctx = A->ctx;
+  COAL_CALL(coal_cuda_ops.mat_prepare(A));
+  struct coal_mat_cuda *d = NULL;
+  COAL_CALL(coal_cuda_mat(A, &d));
+  cusparseHandle_t sp = ctx->cuda->sparse;
+  const cusparseOrder_t order = layout == COAL_ROW_MAJOR ? CUSPARSE_ORDER_ROW : CUSPARSE_ORDER_COL;
+  COAL_CUSPARSE_CALL(ctx, cusparseCreateCsr(&h->mat, A->nrows, A->ncols, A->nnz, d->rowptr,
+                                            d->colind, d->values, CUSPARSE_INDEX_32I,
+                                            CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, h->type));
+  COAL_CUSPARSE_SPMM_CALL(ctx,
+                          cusparseCreateConstDnMat(&h->x, A->ncols, k, ldx, X, h->type, order));
+  COAL_CUSPARSE_SPMM_CALL(ctx, cusparseCreateDnMat(&h->y, A->nrows, k, ldy, Y, h->type, order));
+  double one = 1.0, zero = 0.0;
+  float onef = 1.0f, zerof = 0.0f;
+  const void *al = h->type == CUDA_R_64F ? (const void *)&one : (const void *)&onef;
+  const void *be = h->type == CUDA_R_64F ? (const void *)&zero : (const void *)&zerof;
+  const cusparseOperation_t op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  size_t bytes = 0;
+  COAL_CUSPARSE_SPMM_CALL(ctx, cusparseSpMM_bufferSize(sp, op, op, al, h->mat, h->x, be, h->y,
+                                                       h->type, h->alg, &bytes));
+  COAL_CALL(coal_cuda_malloc(ctx, bytes, &h->buffer));
+  /* preprocessing helps ALG1 and ALG3; an algorithm without it may refuse: run unprepared */
+  const cusparseStatus_t pst =
+      cusparseSpMM_preprocess(sp, op, op, al, h->mat, h->x, be, h->y, h->type, h->alg, h->buffer);
+  if (pst != CUSPARSE_STATUS_NOT_SUPPORTED) COAL_CUSPARSE_SPMM_CALL(ctx, pst);
+  return COAL_SUCCESS;
+}
+
+coal_status coal_cusparse_spmm_create(coal_mat A, int alg, int64_t k, coal_layout layout,
+                                      const void *X, int64_t ldx, void *Y, int64_t ldy,
+                                      coal_cusparse_spmm **out) {
+  if (!A || !out) return COAL_ERR_ARG;
+  coal_ctx ctx = A->ctx;
+  *out = NULL;
+  COAL_CHECK(ctx, ctx->backend == COAL_BACKEND_CUDA, COAL_ERR_ARG,
+             "cuSPARSE reference needs a matrix on a CUDA context");
+  COAL_CHECK(ctx, alg >= 1 && alg <= 3, COAL_ERR_ARG, "cuSPARSE SpMM CSR algorithm %d (1..3)", alg);
+  COAL_CHECK(ctx, k >= 1 && (X || A->ncols == 0) && (Y || A->nrows == 0), COAL_ERR_ARG,
+             "bad SpMM block (k = %lld)", (long long)k);
+  COAL_CHECK(ctx, layout == COAL_COL_MAJOR || layout == COAL_ROW_MAJOR, COAL_ERR_ARG, "bad layout");
+  coal_cusparse_spmm *h = NULL;
+  COAL_CALL(coal_calloc(ctx, sizeof *h, (void **)&h));
+  h->ctx = ctx;
+  h->type = A->dtype == COAL_F64 ? CUDA_R_64F : CUDA_R_32F;
+  h->alg = alg == 1   ? CUSPARSE_SPMM_CSR_ALG1
+           : alg == 2 ? CUSPARSE_SPMM_CSR_ALG2
+                      : CUSPARSE_SPMM_CSR_ALG3;
+  coal_status st = cusparse_spmm_setup(A, h, k, layout, X, ldx, Y, ldy);
+  if (st != COAL_SUCCESS) {
+    coal_cusparse_spmm_destroy(h);
+    return st;
+  }
+  *out = h;
+  return COAL_SUCCESS;
+}
+
+coal_status coal_cusparse_spmm_run(coal_cusparse_spmm *h, double alpha, double beta) {
+  if (!h) return COAL_ERR_ARG;
+  coal_ctx ctx = h->ctx;
+  float af = (float)alpha, bf = (float)beta;
+  const void *al = h->type == CUDA_R_64F ? (const void *)&alpha : (const void *)&af;
+  const void *be = h->type == CUDA_R_64F ? (const void *)&beta : (const void *)&bf;
+  const cusparseOperation_t op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  COAL_CUSPARSE_CALL(ctx, cusparseSpMM(ctx->cuda->sparse, op, op, al, h->mat, h->x, be, h->y,
+                                       h->type, h->alg, h->buffer));
+  return COAL_SUCCESS;
+}
+
+void coal_cusparse_spmm_destroy(coal_cusparse_spmm *h) {
+  if (!h) return;
+  if (h->mat) (void)cusparseDestroySpMat(h->mat);
+  if (h->x) (void)cusparseDestroyDnMat(h->x);
+  if (h->y) (void)cusparseDestroyDnMat(h->y);
+  coal_cuda_free(h->buffer);
+  coal_free(h);
+}

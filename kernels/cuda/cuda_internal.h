@@ -74,6 +74,23 @@ struct coal_fastload_dev {
   int32_t *prescale;
 };
 
+/* Device mirror of the Swift SpMM format (struct coal_swift, src/internal.h): the arrays the
+ * kernels read, uploaded once from the host format (kernels/cuda/spmm_swift.cu). height is the
+ * block height limit it was built with: a different limit on the matrix rebuilds it. */
+struct coal_swift_dev {
+  int built, height, identity_perm;
+  int32_t nblocks, ncta, irr_nblk;
+  int64_t nreg, nirr;
+  int32_t *perm; /* [ncols], NULL when identity_perm */
+  int32_t *blk_ptr, *blk_col;
+  void *reg_val;
+  uint16_t *reg_pos;
+  int32_t *slot_row;
+  uint16_t *slot_seg;
+  int32_t *irr_blk_col, *irr_blk_start, *irr_blk_stop, *irr_row;
+  void *irr_val;
+};
+
 struct coal_mat_cuda {
   int32_t *rowptr; /* [nrows+1] device CSR */
   int32_t *colind; /* [nnz] */
@@ -86,7 +103,15 @@ struct coal_mat_cuda {
   int32_t *merge_nz;  /* [merge_ctas+1] */
   int32_t *carry_row; /* [merge_ctas] row still open at the tile end, -1 if none */
   double *carry_val;  /* [merge_ctas] its partial sum (double for both dtypes) */
+  /* merge-based SpMM: carry-out sums of every CTA tile, [merge_ctas x spmm_carry_k] (double),
+   * sized at first use for max(k, COAL_SPMM_CARRY_MIN_K) columns, grown only for a larger k */
+  int64_t spmm_carry_k;
+  double *spmm_carry;
+  struct coal_swift_dev sw; /* Swift SpMM format, built at first use */
 };
+
+/* Columns of X the merge SpMM carry buffer is first sized for (one allocation for k <= it). */
+#define COAL_SPMM_CARRY_MIN_K 128
 
 /* A failed call can leave its code as the thread's "last error" (cudaMalloc does); it is
  * cleared so that a later launch check does not report it again. Sticky errors stay. */
@@ -147,6 +172,15 @@ coal_status coal_cuda_fastload_upload(coal_mat A, int transposed,
 coal_status coal_cuda_fastload_build(coal_mat A, int transposed, struct coal_fastload_dev *out);
 /* Releases a device format (GPU-built or uploaded) and zeroes it. */
 void coal_cuda_fastload_dev_free(struct coal_fastload_dev *f);
+/* Merge-path tile starts (d->merge_row, d->merge_nz) and carry rows, computed once per
+ * structure on the stream (kernels/cuda/spmv_merge.cu); shared by the SpMV and SpMM kernels. */
+coal_status coal_cuda_merge_workspace(coal_mat A, struct coal_mat_cuda *d);
+/* Releases the device Swift format and zeroes it (kernels/cuda/spmm_swift.cu). */
+void coal_cuda_swift_dev_free(struct coal_swift_dev *s);
+
+/* Process-wide tuning of the CUDA SpMM kernels for the measurement driver (kernels/bench.h,
+ * coal_spmm_cuda_tune); 0 = default. */
+extern int coal_spmm_tune_knob[];
 
 #ifdef __CUDACC__
 /* Matrix data is read exactly once per product: cache-streaming loads (ld.global.cs, evict-first

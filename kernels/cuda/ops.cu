@@ -101,6 +101,8 @@ static void cu_mat_release(coal_mat A) {
   coal_cuda_fastload_dev_free(&d->flt);
   coal_cuda_free(d->merge_row), coal_cuda_free(d->merge_nz);
   coal_cuda_free(d->carry_row), coal_cuda_free(d->carry_val);
+  coal_cuda_free(d->spmm_carry);
+  coal_cuda_swift_dev_free(&d->sw);
   coal_free(d);
   A->dev = NULL;
   A->valid &= ~(unsigned)COAL_MEM_DEVICE;
@@ -137,6 +139,7 @@ static coal_status cu_mat_prepare(coal_mat A) {
     /* Derived device formats hold values too: drop them, they are rebuilt at next use. */
     coal_cuda_fastload_dev_free(&A->dev->fl);
     coal_cuda_fastload_dev_free(&A->dev->flt);
+    coal_cuda_swift_dev_free(&A->dev->sw);
     COAL_CALL(
         cu_upload(ctx, A->dev->values, A->values, coal_dtype_size(A->dtype) * (size_t)A->nnz));
     A->valid |= COAL_MEM_DEVICE;
@@ -291,4 +294,5 @@ const coal_backend_ops coal_cuda_ops = {
     cu_mat_release,
     {NULL, coal_spmv_csr_vector_cuda, coal_spmv_csr_merge_cuda, coal_spmv_fastload_cuda,
      coal_spmv_fastload_t_cuda},
+    {NULL, coal_spmm_swift_cuda, coal_spmm_rowsplit_cuda, coal_spmm_merge_cuda},
 };

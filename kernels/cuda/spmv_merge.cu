@@ -186,9 +186,11 @@ __global__ void merge_fixup_kernel(int32_t n, const int32_t *__restrict__ carry_
   if (r >= 0) atomicAdd(y + r, (T)(alpha * carry_val[c]));
 }
 
+} // namespace
+
 /* Tile starts and carry arrays, sized once per structure (the matrix's device state is dropped
  * when values or structure change, and rebuilt with it). */
-coal_status merge_workspace(coal_mat A, struct coal_mat_cuda *d) {
+coal_status coal_cuda_merge_workspace(coal_mat A, struct coal_mat_cuda *d) {
   if (d->merge_ctas > 0) return COAL_SUCCESS;
   coal_ctx ctx = A->ctx;
   const int64_t total = (int64_t)A->nrows + A->nnz;
@@ -221,6 +223,8 @@ fail:
   return st;
 }
 
+namespace {
+
 template <typename T>
 coal_status launch(coal_mat A, struct coal_mat_cuda *d, double alpha, const void *x, double beta,
                    void *y) {
@@ -248,7 +252,7 @@ coal_status coal_spmv_csr_merge_cuda(coal_mat A, double alpha, const void *x, do
   if (A->nrows == 0) return COAL_SUCCESS;
   struct coal_mat_cuda *d = NULL;
   COAL_CALL(coal_cuda_mat(A, &d));
-  COAL_CALL(merge_workspace(A, d));
+  COAL_CALL(coal_cuda_merge_workspace(A, d));
   return A->dtype == COAL_F64 ? launch<double>(A, d, alpha, x, beta, y)
                               : launch<float>(A, d, alpha, x, beta, y);
 }

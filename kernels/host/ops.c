@@ -37,4 +37,5 @@ const coal_backend_ops coal_host_ops = {
     .mat_release = host_mat_release,
     .spmv = {NULL, coal_spmv_csr_vector_host, coal_spmv_csr_merge_host, coal_spmv_fastload_host,
              coal_spmv_fastload_t_host},
+    .spmm = {NULL, coal_spmm_swift_host, coal_spmm_rowsplit_host, coal_spmm_merge_host},
 };

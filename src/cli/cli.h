@@ -31,6 +31,8 @@ int cli_parse_common(int argc, char **argv, int *i, cli_common *c);
 /* Strict integer / real parsing of a whole string: 0 on success, -1 otherwise. */
 int cli_parse_i64(const char *s, int64_t *v);
 int cli_parse_f64(const char *s, double *v);
+/* Comma-separated list of distinct integers in [min, max], at most cap: the count, or -1. */
+int cli_parse_i64_list(const char *s, int64_t min, int64_t max, int64_t *out, int cap);
 /* Usage error: prints "coalesce: MESSAGE" and a hint to stderr, returns CLI_USAGE. */
 int cli_usage_error(const char *fmt, ...)
 #if defined(__GNUC__)
@@ -104,9 +106,55 @@ typedef struct {
 } cli_spmv_arg;
 coal_status cli_spmv_run(void *arg);
 
+/* ---- benchmark output and matrix lists (bench spmv, bench spmm) -------------------------- */
+/* CSV field: quoted string; number (empty when not finite). */
+void cli_csv_str(FILE *f, const char *s);
+void cli_csv_num(FILE *f, double v, const char *fmt);
+/* JSON string; number ("%.6g", null when not finite). */
+void cli_json_str(FILE *f, const char *s);
+void cli_json_num(FILE *f, double v);
+/* A CSV or JSON number: integers exactly, others with 6 digits, `none` ("" or "null") when
+ * not finite. */
+void cli_put_num(FILE *f, double v, const char *none);
+/* Table cell: v with fmt, or "-" when not finite. */
+void cli_fmt_num(char *buf, size_t len, double v, const char *fmt);
+/* Opens FILE for writing; on failure prints why and returns NULL. */
+FILE *cli_open_output(const char *path);
+
+/* The matrices of a benchmark: the SPECs given (parsed by the caller into specs[0..nargs)),
+ * then every *.mtx.gz of a folder (sorted by name), then with --large the three target
+ * matrices (cli_large_specs). */
+extern const char *const cli_large_specs[3];
+typedef struct {
+  cli_spec *specs; /* capacity: the caller's argc + 3 before cli_matrix_list_finish */
+  int n, nargs, ndir;
+  char **paths; /* the folder's files, owned by the list */
+} cli_matrix_list;
+/* Appends the folder's files (dir may be NULL) and the large matrices; CLI_OK or CLI_FAIL
+ * (message printed). */
+int cli_matrix_list_finish(cli_matrix_list *L, const char *dir, int large);
+/* 1 when specs[i] came from the folder (files the library does not handle are skipped). */
+int cli_matrix_list_from_dir(const cli_matrix_list *L, int i);
+void cli_matrix_list_free(cli_matrix_list *L);
+
+/* Options every benchmark takes. */
+typedef struct {
+  cli_common c;
+  int64_t reps; /* the caller sets the default */
+  const char *dir, *csv_path, *json_path;
+  int large;
+  cli_matrix_list list; /* list.specs: allocated by the caller with argc + 3 entries */
+} cli_bench_opts;
+/* Tries argv[*i] as --backend, --dtype, --reps N, --matrices DIR, --csv FILE, --json FILE,
+ * --large or a SPEC (appended to o->list): 1 consumed, 0 another option ("--..."), -1 usage
+ * error (message printed). */
+int cli_bench_opt(int argc, char **argv, int *i, cli_bench_opts *o);
+
 /* ---- subcommands ------------------------------------------------------------------------- */
 int cli_info(int argc, char **argv);
 int cli_demo(int argc, char **argv);
 int cli_bench(int argc, char **argv);
+/* `bench spmm`: argv[0] is "spmm" (src/cli/cli_bench_spmm.c). */
+int cli_bench_spmm(int argc, char **argv);
 
 #endif

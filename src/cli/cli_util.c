@@ -1,6 +1,7 @@
 /* Helpers of the `coalesce` tool: option parsing, matrix specs, contexts, errors, checks. */
 #include "cli.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -83,6 +84,24 @@ int cli_parse_f64(const char *s, double *v) {
   if (errno || *end != '\0' || !isfinite(x)) return -1;
   *v = x;
   return 0;
+}
+
+int cli_parse_i64_list(const char *s, int64_t min, int64_t max, int64_t *out, int cap) {
+  int n = 0;
+  for (const char *p = s ? s : "";;) {
+    char tok[32];
+    size_t len = strcspn(p, ",");
+    int64_t v;
+    if (len == 0 || len >= sizeof tok || n == cap) return -1;
+    memcpy(tok, p, len);
+    tok[len] = '\0';
+    if (cli_parse_i64(tok, &v) || v < min || v > max) return -1;
+    for (int i = 0; i < n; i++)
+      if (out[i] == v) return -1;
+    out[n++] = v;
+    if (!p[len]) return n;
+    p += len + 1;
+  }
 }
 
 /* ---- matrix specs ------------------------------------------------------------------------ */
@@ -364,4 +383,147 @@ void cli_csr_reference(coal_mat A, const double *x, double *y) {
 coal_status cli_spmv_run(void *arg) {
   const cli_spmv_arg *a = arg;
   return coal_spmv_raw(a->A, a->kernel, 1.0, a->x, 0.0, a->y);
+}
+
+/* ---- benchmark output and matrix lists --------------------------------------------------- */
+
+void cli_csv_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+void cli_csv_num(FILE *f, double v, const char *fmt) {
+  if (isfinite(v)) fprintf(f, fmt, v);
+}
+
+void cli_json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\')
+      fprintf(f, "\\%c", ch);
+    else if (ch < 0x20)
+      fprintf(f, "\\u%04x", ch);
+    else
+      fputc(ch, f);
+  }
+  fputc('"', f);
+}
+
+void cli_json_num(FILE *f, double v) {
+  if (isfinite(v))
+    fprintf(f, "%.6g", v);
+  else
+    fputs("null", f);
+}
+
+void cli_put_num(FILE *f, double v, const char *none) {
+  if (!isfinite(v))
+    fputs(none, f);
+  else
+    fprintf(f, v == floor(v) && fabs(v) < 1e15 ? "%.0f" : "%.6g", v);
+}
+
+void cli_fmt_num(char *buf, size_t len, double v, const char *fmt) {
+  if (isfinite(v))
+    snprintf(buf, len, fmt, v);
+  else
+    snprintf(buf, len, "-");
+}
+
+FILE *cli_open_output(const char *path) {
+  FILE *f = fopen(path, "w");
+  if (!f) fprintf(stderr, "coalesce: cannot write '%s': %s\n", path, strerror(errno));
+  return f;
+}
+
+const char *const cli_large_specs[3] = {"lap3d:128", "lap3d27:100", "powerlaw:1048576:12"};
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* DIR/NAME for every NAME ending in .mtx.gz, sorted. */
+static int scan_dir(const char *dir, char ***paths, int *npaths) {
+  DIR *d = opendir(dir);
+  if (!d) {
+    fprintf(stderr, "coalesce: cannot open matrix folder '%s': %s\n", dir, strerror(errno));
+    return CLI_FAIL;
+  }
+  struct dirent *e;
+  int cap = 0, rc = CLI_OK;
+  while ((e = readdir(d))) {
+    size_t len = strlen(e->d_name);
+    if (len <= 7 || strcmp(e->d_name + len - 7, ".mtx.gz")) continue;
+    if (*npaths == cap) {
+      cap = cap ? 2 * cap : 64;
+      char **p = realloc(*paths, sizeof(char *) * (size_t)cap);
+      if (!p) {
+        rc = CLI_FAIL;
+        break;
+      }
+      *paths = p;
+    }
+    size_t n = strlen(dir) + len + 2;
+    char *s = malloc(n);
+    if (!s) {
+      rc = CLI_FAIL;
+      break;
+    }
+    snprintf(s, n, "%s/%s", dir, e->d_name);
+    (*paths)[(*npaths)++] = s;
+  }
+  closedir(d);
+  if (rc != CLI_OK) fprintf(stderr, "coalesce: out of memory listing '%s'\n", dir);
+  if (*npaths > 1) qsort(*paths, (size_t)*npaths, sizeof(char *), cmp_str);
+  return rc;
+}
+
+int cli_matrix_list_finish(cli_matrix_list *L, const char *dir, int large) {
+  L->nargs = L->n;
+  if (dir && scan_dir(dir, &L->paths, &L->ndir) != CLI_OK) return CLI_FAIL;
+  cli_spec *all = realloc(L->specs, sizeof *all * ((size_t)L->n + (size_t)L->ndir + 3));
+  if (!all) {
+    fprintf(stderr, "coalesce: out of memory\n");
+    return CLI_FAIL;
+  }
+  L->specs = all;
+  for (int p = 0; p < L->ndir; p++) cli_spec_parse(L->paths[p], &L->specs[L->n++]);
+  if (large)
+    for (int p = 0; p < 3; p++) cli_spec_parse(cli_large_specs[p], &L->specs[L->n++]);
+  return CLI_OK;
+}
+
+int cli_matrix_list_from_dir(const cli_matrix_list *L, int i) {
+  return i >= L->nargs && i < L->nargs + L->ndir;
+}
+
+void cli_matrix_list_free(cli_matrix_list *L) {
+  for (int p = 0; p < L->ndir; p++) free(L->paths[p]);
+  free(L->paths);
+  free(L->specs);
+  memset(L, 0, sizeof *L);
+}
+
+int cli_bench_opt(int argc, char **argv, int *i, cli_bench_opts *o) {
+  const char *v = NULL;
+  int r = cli_parse_common(argc, argv, i, &o->c);
+  if (r) return r;
+  if ((r = cli_opt_value(argc, argv, i, "--reps", &v))) {
+    if (r > 0 && (cli_parse_i64(v, &o->reps) || o->reps < 1 || o->reps > 1000000)) {
+      cli_usage_error("--reps: '%s' is not an integer in 1..1000000", v);
+      return -1;
+    }
+    return r;
+  }
+  if ((r = cli_opt_value(argc, argv, i, "--matrices", &o->dir))) return r;
+  if ((r = cli_opt_value(argc, argv, i, "--csv", &o->csv_path))) return r;
+  if ((r = cli_opt_value(argc, argv, i, "--json", &o->json_path))) return r;
+  if (!strcmp(argv[*i], "--large")) return o->large = 1;
+  if (!strncmp(argv[*i], "--", 2)) return 0;
+  return cli_spec_parse(argv[*i], &o->list.specs[o->list.n++]) == CLI_OK ? 1 : -1;
 }

@@ -22,6 +22,13 @@ static void print_help(FILE *f) {
           "      --height H          FastLoad block height limit (default 8)\n"
           "      --csv FILE          one row per matrix and kernel\n"
           "      --json FILE         the same as JSON\n"
+          "  bench spmm [SPEC...]    SpMM (Y = A X, X n x k) kernels in each block layout against\n"
+          "                          cuSPARSE, and how well the kernel selection does; options:\n"
+          "      --matrices DIR, --large, --csv FILE, --json FILE   as for bench spmv\n"
+          "      --k LIST            numbers of columns (default 1,4,8,16,32,64,128)\n"
+          "      --layout row|col|both   block layouts of our kernels (default both)\n"
+          "      --reps N            timed repetitions (default 30, after 5 warm-up runs)\n"
+          "      --height H          Swift block height limit (default 8)\n"
           "  solve, eigs             not available yet in this version\n"
           "  version                 version and backends\n"
           "  help                    this text\n"
@@ -61,7 +68,13 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) return cmd_version();
   if (!strcmp(cmd, "info")) return cli_info(sub_argc, sub_argv);
   if (!strcmp(cmd, "demo")) return cli_demo(sub_argc, sub_argv);
-  if (!strcmp(cmd, "bench")) return cli_bench(sub_argc, sub_argv);
+  if (!strcmp(cmd, "bench")) {
+    if (argc < 3) return cli_usage_error("bench needs a benchmark name: bench spmv|spmm ...");
+    if (!strcmp(argv[2], "spmm")) return cli_bench_spmm(argc - 2, argv + 2);
+    if (strcmp(argv[2], "spmv"))
+      return cli_usage_error("unknown benchmark '%s' (available: spmv, spmm)", argv[2]);
+    return cli_bench(sub_argc, sub_argv);
+  }
   if (!strcmp(cmd, "solve") || !strcmp(cmd, "eigs")) {
     fprintf(stderr, "coalesce %s: not available yet in this version (see the issues)\n", cmd);
     return CLI_USAGE;

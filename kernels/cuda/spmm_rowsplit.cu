@@ -1,0 +1,291 @@
+/* Row-split CSR SpMM (paper 001, section 4.1): Y = alpha*A*X + beta*Y, one (sub-)warp per row,
+ * no atomics, Y written once.
+ *
+ * Column lanes (k >= 5): a group of W lanes owns a row; lane l owns the V consecutive columns
+ * j = l*V .. l*V+V-1 of each tile of TW = W*V columns, so that one row of X is read by the group
+ * as one coalesced access of TW elements (V = 16 bytes / element when the row-major block
+ * allows vector loads). The row's column indices and values are loaded 32 at a time, coalesced
+ * over the group, and broadcast one by one with shuffles; U broadcast entries have their X loads
+ * in flight together. Two tiles (2*TW columns) are accumulated per pass over A, so A's entries
+ * are read once for k <= 2*TW (k <= 128 for row-major fp64); beyond that A is read again for
+ * each further pair of tiles. W = smallest power of two >= k/V in [4, 32]: with W < 32 a warp
+ * holds 32/W rows at once. Loop bounds are uniform over the warp (the longest of its rows) so
+ * that every shuffle has all 32 lanes. Per column the products are summed in the row's
+ * nonzero order, in double, as the host twin does.
+ *
+ * Entry lanes (k <= 4): a group of W lanes (W = smallest power of two >= the mean row length,
+ * 2..32) shares a row's entries (lane l takes entries l, l+W, ...), each lane reads the k
+ * entries of X's row for its entries, and the group reduces its k sums with shuffles
+ * (CSR-vector applied to k columns at once). Sums in double; the order differs from the twin
+ * by the reduction only (well inside the tests' tolerance).
+ *
+ * Traffic per product: A (nnz*(sizeof(T)+4) + 4*(nrows+1)) streamed once for k <= 2*TW, X rows
+ * gathered (k*sizeof(T) per nonzero from L1/L2; rows reused by neighbouring rows of A stay in
+ * cache), Y written once (read too when beta != 0).
+ *
+ * Row-major X is the fast path (coalesced rows of X). Column-major X is read with stride ldx
+ * per lane (correct, slower); Y may have either layout.
+ */
+#include "../bench.h"
+#include "spmm_util.cuh"
+
+using namespace coal_spmm_dev;
+
+int coal_spmm_tune_knob[COAL_SPMM_TUNE_NKNOBS];
+
+namespace {
+
+constexpr int kChunk = 32; /* entries of A loaded per pass of a group */
+
+template <typename T, int W, int V, bool XROW>
+__global__ __launch_bounds__(COAL_CUDA_CTA) void rs_cols_kernel(
+    int32_t nrows, const int32_t *__restrict__ rowptr, const int32_t *__restrict__ col,
+    const T *__restrict__ val, const T *__restrict__ x, int64_t ldx, T *__restrict__ y, int64_t ldy,
+    bool yrow, bool yvec, int k, int rpg, int tiles, double alpha, double beta) {
+  constexpr int TW = W * V;             /* columns per tile */
+  constexpr int G = COAL_CUDA_CTA / W;  /* groups (rows in flight) per CTA */
+  constexpr int M = kChunk / W;         /* entries of a chunk held per lane */
+  constexpr int U = V >= 8 ? 1 : 8 / V; /* broadcast entries whose X loads are in flight */
+  const int lane = (int)(threadIdx.x % W), g = (int)(threadIdx.x / W);
+  const int64_t base = (int64_t)blockIdx.x * G * rpg;
+  for (int i = 0; i < rpg; i++) {
+    const int64_t row = base + (int64_t)i * G + g;
+    const bool valid = row < nrows;
+    if (!__any_sync(COAL_FULL_MASK, valid)) break; /* uniform: later rows are larger */
+    int32_t p0 = 0, len = 0;
+    if (valid) {
+      p0 = __ldg(rowptr + row);
+      len = __ldg(rowptr + row + 1) - p0;
+    }
+    const int maxlen = (int)__reduce_max_sync(COAL_FULL_MASK, (unsigned)len);
+    /* passes of `tiles` tiles; blockIdx.y picks every gridDim.y-th pass (uniform) */
+    for (int j0 = (int)blockIdx.y * tiles * TW; j0 < k; j0 += (int)gridDim.y * tiles * TW) {
+      const bool two = tiles == 2 && j0 + TW < k; /* uniform: second tile in this pass */
+      const int ja = j0 + lane * V, jb = ja + TW;
+      const bool ina = ja < k, inb = two && jb < k;
+      double acc0[V], acc1[V];
+#pragma unroll
+      for (int v = 0; v < V; v++) acc0[v] = 0, acc1[v] = 0;
+      for (int c0 = 0; c0 < maxlen; c0 += kChunk) {
+        int32_t mc[M];
+        T mv[M];
+#pragma unroll
+        for (int m = 0; m < M; m++) {
+          const int e = c0 + lane + m * W;
+          mc[m] = 0, mv[m] = T(0);
+          if (e < len) {
+            mc[m] = coal_ld_stream(col + p0 + e);
+            mv[m] = coal_ld_stream(val + p0 + e);
+          }
+        }
+        const int cn = maxlen - c0 < kChunk ? maxlen - c0 : kChunk;
+#pragma unroll
+        for (int t0 = 0; t0 < kChunk; t0 += U) {
+          if (t0 >= cn) break; /* uniform */
+          int32_t cc[U];
+          double a[U];
+          bool on[U];
+#pragma unroll
+          for (int u = 0; u < U; u++) {
+            const int t = t0 + u;
+            cc[u] = __shfl_sync(COAL_FULL_MASK, mc[t / W], t % W, W);
+            a[u] = (double)__shfl_sync(COAL_FULL_MASK, mv[t / W], t % W, W);
+            on[u] = c0 + t < len;
+          }
+          double xv[U][V];
+#pragma unroll
+          for (int u = 0; u < U; u++) {
+            if (on[u] && ina)
+              load_x<T, V, XROW>(x, ldx, cc[u], ja, xv[u]);
+            else
+#pragma unroll
+              for (int v = 0; v < V; v++) xv[u][v] = 0;
+          }
+#pragma unroll
+          for (int u = 0; u < U; u++)
+            if (on[u])
+#pragma unroll
+              for (int v = 0; v < V; v++) acc0[v] += a[u] * xv[u][v];
+          if (two) {
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+              if (on[u] && inb)
+                load_x<T, V, XROW>(x, ldx, cc[u], jb, xv[u]);
+              else
+#pragma unroll
+                for (int v = 0; v < V; v++) xv[u][v] = 0;
+            }
+#pragma unroll
+            for (int u = 0; u < U; u++)
+              if (on[u])
+#pragma unroll
+                for (int v = 0; v < V; v++) acc1[v] += a[u] * xv[u][v];
+          }
+        }
+      }
+      if (valid) {
+        if (ina) store_y<T, V>(y, ldy, yrow, yvec, (int32_t)row, ja, k, acc0, alpha, beta);
+        if (inb) store_y<T, V>(y, ldy, yrow, yvec, (int32_t)row, jb, k, acc1, alpha, beta);
+      }
+    }
+  }
+}
+
+constexpr int kEntryMaxK = 4; /* entry lanes are used for k <= kEntryMaxK */
+
+template <typename T, bool XROW>
+__device__ __forceinline__ void entry_fma(const T *__restrict__ x, int64_t ldx, int k, int32_t c,
+                                          double a, double *acc) {
+#pragma unroll
+  for (int j = 0; j < kEntryMaxK; j++)
+    if (j < k)
+      acc[j] += a * (double)__ldg(x + (XROW ? (int64_t)c * ldx + j : (int64_t)c + j * ldx));
+}
+
+template <typename T, int W, bool XROW>
+__global__ __launch_bounds__(COAL_CUDA_CTA) void rs_entries_kernel(
+    int32_t nrows, const int32_t *__restrict__ rowptr, const int32_t *__restrict__ col,
+    const T *__restrict__ val, const T *__restrict__ x, int64_t ldx, T *__restrict__ y, int64_t ldy,
+    bool yrow, int k, double alpha, double beta) {
+  const int64_t row = ((int64_t)blockIdx.x * COAL_CUDA_CTA + threadIdx.x) / W;
+  const int lane = (int)(threadIdx.x & (W - 1));
+  double acc[kEntryMaxK] = {0, 0, 0, 0};
+  if (row < nrows) {
+    const int32_t p0 = __ldg(rowptr + row), p1 = __ldg(rowptr + row + 1);
+    int32_t p = p0 + lane;
+    for (; p + W < p1; p += 2 * W) { /* two entries per lane in flight */
+      const int32_t c0 = coal_ld_stream(col + p), c1 = coal_ld_stream(col + p + W);
+      const double a0 = (double)coal_ld_stream(val + p), a1 = (double)coal_ld_stream(val + p + W);
+      entry_fma<T, XROW>(x, ldx, k, c0, a0, acc);
+      entry_fma<T, XROW>(x, ldx, k, c1, a1, acc);
+    }
+    if (p < p1)
+      entry_fma<T, XROW>(x, ldx, k, coal_ld_stream(col + p), coal_ld_stream(val + p), acc);
+  }
+  /* every lane reaches the shuffles (rows past the end hold zeros) */
+#pragma unroll
+  for (int j = 0; j < kEntryMaxK; j++)
+#pragma unroll
+    for (int off = W / 2; off > 0; off >>= 1)
+      acc[j] += __shfl_xor_sync(COAL_FULL_MASK, acc[j], off, W);
+  if (row < nrows && lane < k) {
+    double s = acc[0];
+#pragma unroll
+    for (int j = 1; j < kEntryMaxK; j++)
+      if (lane == j) s = acc[j];
+    T *p = y + (yrow ? (int64_t)row * ldy + lane : (int64_t)row + (int64_t)lane * ldy);
+    *p = (T)(beta == 0.0 ? alpha * s : alpha * s + beta * (double)*p);
+  }
+}
+
+struct rs_args {
+  int32_t nrows;
+  const int32_t *rowptr, *col;
+  const void *val, *x;
+  void *y;
+  int64_t ldx, ldy;
+  bool yrow, yvec;
+  int k, rpg, tiles;
+  unsigned ny; /* CTAs over column passes */
+  double alpha, beta;
+};
+
+template <typename T, int W, int V, bool XROW>
+coal_status launch_cols(coal_ctx ctx, const rs_args &a) {
+  constexpr int G = COAL_CUDA_CTA / W;
+  const int64_t target = (int64_t)ctx->cuda->sm_count * 8, ntiles = (a.k + W * V - 1) / (W * V);
+  rs_args b = a;
+  /* rows per group: 4 when there are rows enough for 4x the target CTAs (measured on an H200,
+   * 7-point 128^3: 611 against 662 us at k = 32, 2379 against 2631 us at k = 128) */
+  if (b.rpg <= 0) b.rpg = (int64_t)a.nrows >= 4 * target * G ? 4 : 1;
+  const unsigned grid = coal_cuda_grid(a.nrows, (int64_t)G * b.rpg);
+  /* few rows: column passes of one tile spread over gridDim.y (A is re-read, from L2) */
+  b.tiles = 2, b.ny = 1;
+  if ((int64_t)grid < target && ntiles > 1) {
+    int64_t ny = (target + grid - 1) / grid;
+    ny = ny < ntiles ? ny : ntiles;
+    b.tiles = 1, b.ny = (unsigned)(ny < 65535 ? ny : 65535);
+  }
+  rs_cols_kernel<T, W, V, XROW><<<dim3(grid, b.ny), COAL_CUDA_CTA, 0, coal_stream(ctx)>>>(
+      b.nrows, b.rowptr, b.col, (const T *)b.val, (const T *)b.x, b.ldx, (T *)b.y, b.ldy, b.yrow,
+      b.yvec, b.k, b.rpg, b.tiles, b.alpha, b.beta);
+  COAL_CUDA_LAUNCH_CHECK(ctx);
+  return COAL_SUCCESS;
+}
+
+template <typename T, int V, bool XROW>
+coal_status launch_cols_w(coal_ctx ctx, const rs_args &a, int w) {
+  switch (w) {
+  case 4: return launch_cols<T, 4, V, XROW>(ctx, a);
+  case 8: return launch_cols<T, 8, V, XROW>(ctx, a);
+  case 16: return launch_cols<T, 16, V, XROW>(ctx, a);
+  default: return launch_cols<T, 32, V, XROW>(ctx, a);
+  }
+}
+
+template <typename T, int W, bool XROW> coal_status launch_entries(coal_ctx ctx, const rs_args &a) {
+  const unsigned grid = coal_cuda_grid((int64_t)a.nrows * W, COAL_CUDA_CTA);
+  rs_entries_kernel<T, W, XROW><<<grid, COAL_CUDA_CTA, 0, coal_stream(ctx)>>>(
+      a.nrows, a.rowptr, a.col, (const T *)a.val, (const T *)a.x, a.ldx, (T *)a.y, a.ldy, a.yrow,
+      a.k, a.alpha, a.beta);
+  COAL_CUDA_LAUNCH_CHECK(ctx);
+  return COAL_SUCCESS;
+}
+
+template <typename T, bool XROW>
+coal_status launch_entries_w(coal_ctx ctx, const rs_args &a, int w) {
+  switch (w) {
+  case 2: return launch_entries<T, 2, XROW>(ctx, a);
+  case 4: return launch_entries<T, 4, XROW>(ctx, a);
+  case 8: return launch_entries<T, 8, XROW>(ctx, a);
+  case 16: return launch_entries<T, 16, XROW>(ctx, a);
+  default: return launch_entries<T, 32, XROW>(ctx, a);
+  }
+}
+
+template <typename T>
+coal_status rowsplit(coal_mat A, const struct coal_mat_cuda *d, double alpha, coal_bvec X,
+                     double beta, coal_bvec Y) {
+  coal_ctx ctx = A->ctx;
+  const size_t es = sizeof(T);
+  const bool xrow = X->layout == COAL_ROW_MAJOR;
+  rs_args a;
+  a.nrows = A->nrows, a.rowptr = d->rowptr, a.col = d->colind, a.val = d->values;
+  a.x = X->data, a.y = Y->data, a.ldx = X->ld, a.ldy = Y->ld;
+  a.yrow = Y->layout == COAL_ROW_MAJOR, a.yvec = false;
+  a.k = (int)X->k, a.alpha = alpha, a.beta = beta, a.tiles = 2, a.ny = 1;
+  a.rpg = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_ROWS]; /* 0: chosen at launch */
+  if (a.k <= kEntryMaxK) {
+    const double mean = A->nrows ? (double)A->nnz / (double)A->nrows : 0.0;
+    /* lanes 0..k-1 of a group store the k sums: W >= k */
+    const int w = pow2_clamp((int64_t)ceil(mean), a.k > 2 ? 4 : 2, 32);
+    return xrow ? launch_entries_w<T, true>(ctx, a, w) : launch_entries_w<T, false>(ctx, a, w);
+  }
+  int v = xrow ? vec_width(X, es) : 1;
+  if (coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_VEC] == 1) v = 1;
+  while (v > 1 && a.k / v < 4) v /= 2; /* at least 4 lanes of work per row */
+  const int w = pow2_clamp((a.k + v - 1) / v, 4, 32);
+  a.yvec = v > 1 && vec_width(Y, es) >= v;
+  if (!xrow) return launch_cols_w<T, 1, false>(ctx, a, w);
+  if (v == 1) return launch_cols_w<T, 1, true>(ctx, a, w);
+  if (v == 2) return launch_cols_w<T, 2, true>(ctx, a, w);
+  return launch_cols_w<T, 16 / sizeof(T), true>(ctx, a, w);
+}
+
+} // namespace
+
+coal_status coal_spmm_rowsplit_cuda(coal_mat A, double alpha, coal_bvec X, double beta,
+                                    coal_bvec Y) {
+  if (!A) return COAL_ERR_ARG;
+  if (A->nrows == 0 || X->k == 0) return COAL_SUCCESS;
+  struct coal_mat_cuda *d = NULL;
+  COAL_CALL(coal_cuda_mat(A, &d));
+  return A->dtype == COAL_F64 ? rowsplit<double>(A, d, alpha, X, beta, Y)
+                              : rowsplit<float>(A, d, alpha, X, beta, Y);
+}
+
+coal_status coal_spmm_cuda_tune(int what, int value) {
+  if (what < 0 || what >= COAL_SPMM_TUNE_NKNOBS || value < 0) return COAL_ERR_ARG;
+  coal_spmm_tune_knob[what] = value;
+  return COAL_SUCCESS;
+}

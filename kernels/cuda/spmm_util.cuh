@@ -1,0 +1,129 @@
+/* Helpers shared by the CUDA SpMM kernels (spmm_rowsplit.cu, spmm_merge.cu, spmm_swift.cu):
+ * vector loads of V consecutive entries of a row-major block, widened to double, the store of
+ * V results (y = alpha*acc + beta*y, beta == 0 without reading y), and the launch-side view of
+ * a block (pointer, leading dimension, layout). */
+#ifndef COAL_CUDA_SPMM_UTIL_CUH
+#define COAL_CUDA_SPMM_UTIL_CUH
+
+#include "../spmm.h"
+#include "cuda_internal.h"
+
+namespace coal_spmm_dev {
+
+/* Vector type of V elements of T (16-byte loads: double2, float4; 8 bytes: float2). */
+template <typename T, int V> struct vec_t;
+template <> struct vec_t<double, 1> { typedef double type; };
+template <> struct vec_t<double, 2> { typedef double2 type; };
+template <> struct vec_t<float, 1> { typedef float type; };
+template <> struct vec_t<float, 2> { typedef float2 type; };
+template <> struct vec_t<float, 4> { typedef float4 type; };
+
+__device__ __forceinline__ void unpack(double v, double *o) { o[0] = v; }
+__device__ __forceinline__ void unpack(double2 v, double *o) { o[0] = v.x, o[1] = v.y; }
+__device__ __forceinline__ void unpack(float v, double *o) { o[0] = v; }
+__device__ __forceinline__ void unpack(float2 v, double *o) { o[0] = v.x, o[1] = v.y; }
+__device__ __forceinline__ void unpack(float4 v, double *o) {
+  o[0] = v.x, o[1] = v.y, o[2] = v.z, o[3] = v.w;
+}
+__device__ __forceinline__ void pack(const double *o, double &v) { v = o[0]; }
+__device__ __forceinline__ void pack(const double *o, double2 &v) { v.x = o[0], v.y = o[1]; }
+__device__ __forceinline__ void pack(const double *o, float &v) { v = (float)o[0]; }
+__device__ __forceinline__ void pack(const double *o, float2 &v) {
+  v.x = (float)o[0], v.y = (float)o[1];
+}
+__device__ __forceinline__ void pack(const double *o, float4 &v) {
+  v.x = (float)o[0], v.y = (float)o[1], v.z = (float)o[2], v.w = (float)o[3];
+}
+
+/* V entries (row, j .. j+V-1) of X, read-only path. XROW: row-major (then V consecutive
+ * entries, one vector load; the launcher guarantees alignment); else column-major (V == 1). */
+template <typename T, int V, bool XROW>
+__device__ __forceinline__ void load_x(const T *__restrict__ x, int64_t ldx, int32_t row, int j,
+                                       double *o) {
+  if (XROW) {
+    typedef typename vec_t<T, V>::type VT;
+    unpack(__ldg(reinterpret_cast<const VT *>(x + (int64_t)row * ldx + j)), o);
+  } else {
+#pragma unroll
+    for (int v = 0; v < V; v++) o[v] = (double)__ldg(x + (int64_t)row + (int64_t)(j + v) * ldx);
+  }
+}
+
+/* Stores y(row, j .. j+V-1) = alpha*acc + beta*y; entries at j+v >= k are skipped. yvec: Y is
+ * row-major with an aligned vector at (row, j) and j + V <= k (one vector access). Results are
+ * written with streaming stores: Y is not read again by the product. */
+template <typename T, int V>
+__device__ __forceinline__ void store_y(T *__restrict__ y, int64_t ldy, bool yrow, bool yvec,
+                                        int32_t row, int j, int k, const double *acc, double alpha,
+                                        double beta) {
+  if (yvec) {
+    typedef typename vec_t<T, V>::type VT;
+    VT *p = reinterpret_cast<VT *>(y + (int64_t)row * ldy + j);
+    double o[V];
+    if (beta != 0.0) {
+      double old[V];
+      unpack(*p, old);
+#pragma unroll
+      for (int v = 0; v < V; v++) o[v] = alpha * acc[v] + beta * old[v];
+    } else {
+#pragma unroll
+      for (int v = 0; v < V; v++) o[v] = alpha * acc[v];
+    }
+    VT w;
+    pack(o, w);
+    __stcs(p, w);
+    return;
+  }
+#pragma unroll
+  for (int v = 0; v < V; v++) {
+    if (j + v >= k) break;
+    T *p = y + (yrow ? (int64_t)row * ldy + j + v : (int64_t)row + (int64_t)(j + v) * ldy);
+    const double r = beta == 0.0 ? alpha * acc[v] : alpha * acc[v] + beta * (double)*p;
+    __stcs(p, (T)r);
+  }
+}
+
+/* Y = beta*Y over the n x k entries of a block (beta == 0: zeros, nothing read); padding
+ * between ld and the tight size is left alone. */
+template <typename T>
+__global__ void scale_block_kernel(int64_t n, int64_t k, T *__restrict__ y, int64_t ldy, bool yrow,
+                                   double beta) {
+  const int64_t total = n * k;
+  for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+       e += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t i = yrow ? e / k : e % n, j = yrow ? e % k : e / n;
+    T *p = y + (yrow ? i * ldy + j : i + j * ldy);
+    *p = beta == 0.0 ? T(0) : (T)(beta * (double)*p);
+  }
+}
+
+/* Launches scale_block_kernel on the context's stream (nothing when beta == 1). */
+template <typename T> coal_status scale_block(coal_ctx ctx, coal_bvec Y, double beta) {
+  if (beta == 1.0 || Y->n == 0 || Y->k == 0) return COAL_SUCCESS;
+  const int64_t total = Y->n * Y->k;
+  int64_t g = (total + COAL_CUDA_CTA - 1) / COAL_CUDA_CTA, cap = (int64_t)ctx->cuda->sm_count * 16;
+  scale_block_kernel<T><<<(unsigned)(g < cap ? g : cap), COAL_CUDA_CTA, 0, coal_stream(ctx)>>>(
+      Y->n, Y->k, (T *)Y->data, Y->ld, Y->layout == COAL_ROW_MAJOR, beta);
+  COAL_CUDA_LAUNCH_CHECK(ctx);
+  return COAL_SUCCESS;
+}
+
+/* Elements per vector load of a row-major block: 16 bytes when the block's pointer and leading
+ * dimension allow it and k is a multiple, else 1. */
+static inline int vec_width(coal_bvec B, size_t es) {
+  const int v = (int)(16 / es);
+  if (B->layout != COAL_ROW_MAJOR || B->k % v != 0 || B->ld % v != 0) return 1;
+  if ((uintptr_t)B->data % 16 != 0) return 1;
+  return v;
+}
+
+/* Smallest power of two >= v, clamped to [lo, hi]. */
+static inline int pow2_clamp(int64_t v, int lo, int hi) {
+  int w = lo;
+  while (w < hi && w < v) w *= 2;
+  return w;
+}
+
+} // namespace coal_spmm_dev
+
+#endif

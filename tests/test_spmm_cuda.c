@@ -1,0 +1,515 @@
+/* CUDA SpMM kernels against their host twins (suite "cuda", exit 77 without a GPU).
+ *
+ * Every kernel (swift, rowsplit, merge, auto) on generated matrices (Laplacians, power-law,
+ * random SPD), on the edge cases of test_spmm_host.c (empty, 1x1, empty rows and columns, a
+ * dense row, a dense column, tall, wide, equal columns, identical rows, a band, hubs, a row
+ * spanning several merge tiles) and on every shared SuiteSparse matrix, in fp64 and fp32: k in
+ * {1, 4, 5, 8, 16, 32, 33, 64, 128}, both layouts of X and Y and mixed ones, leading dimensions
+ * above the tight value (the padding must keep its sentinel), Y = NaN with beta = 0 and
+ * alpha = -1.5, beta = 0.25 over a random Y. The reference is the same product with the twin
+ * on a host context; errors are measured against the product's scale
+ * max |alpha| sum_j |a_ij x_jc| + |beta y0_ic| (as tests/test_spmv_cuda.c). Also: a repeated
+ * beta = 0 product, new values (device copies refreshed), Swift heights 1, 3 and 32, and the
+ * cuSPARSE SpMM reference against the host.
+ * COALESCE_TEST_QUICK=1 runs the generated matrices and edge cases with fewer cases, in fp64
+ * (for compute-sanitizer); COALESCE_TEST_KERNEL=name runs that kernel only. */
+#include "backend.h"
+#include "bench.h"
+#include "check.h"
+
+#include <dirent.h>
+
+#define CM COAL_COL_MAJOR
+#define RM COAL_ROW_MAJOR
+
+static uint64_t seed_counter = 5000;
+static int nproducts = 0, quick = 0, only_kernel = -1;
+
+static double tol(coal_dtype dt) { return dt == COAL_F64 ? 1e-12 : 1e-5; }
+static const char *dtname(coal_dtype dt) { return dt == COAL_F64 ? "f64" : "f32"; }
+static double get_val(const void *v, coal_dtype dt, int64_t i) {
+  return dt == COAL_F64 ? ((const double *)v)[i] : ((const float *)v)[i];
+}
+static void set_val(void *v, coal_dtype dt, int64_t i, double x) {
+  if (dt == COAL_F64)
+    ((double *)v)[i] = x;
+  else
+    ((float *)v)[i] = (float)x;
+}
+
+typedef struct {
+  int64_t k;
+  coal_layout xl, yl;
+  int64_t xpad, ypad;
+} spmm_case;
+
+static const spmm_case all_cases[] = {
+    {1, CM, CM, 0, 0},   {1, RM, RM, 0, 0},  {1, RM, CM, 2, 3},  {4, RM, RM, 3, 5},
+    {4, CM, RM, 0, 0},   {5, RM, RM, 0, 0},  {8, RM, RM, 0, 0},  {8, RM, RM, 1, 0},
+    {16, RM, RM, 0, 0},  {32, RM, RM, 0, 0}, {32, CM, CM, 0, 0}, {32, CM, RM, 7, 2},
+    {33, RM, CM, 0, 11}, {33, CM, CM, 5, 0}, {64, RM, RM, 0, 4}, {128, RM, RM, 0, 0},
+    {128, RM, RM, 1, 3}, {128, CM, RM, 0, 0}};
+#define NCASES ((int)(sizeof all_cases / sizeof all_cases[0]))
+/* quick mode: k = 1 row-major, 4 mixed, 33 mixed with padding, 128 row-major, 32 column-major */
+#define QUICK_CASES ((1u << 1) | (1u << 4) | (1u << 12) | (1u << 15) | (1u << 10))
+
+static const coal_spmm_kernel kernels[] = {COAL_SPMM_SWIFT, COAL_SPMM_ROWSPLIT, COAL_SPMM_MERGE,
+                                           COAL_SPMM_AUTO};
+#define NKERNELS ((int)(sizeof kernels / sizeof kernels[0]))
+static const double SENTINEL = 12345.0;
+
+typedef struct {
+  coal_ctx h, d;
+} ctx_pair;
+typedef struct {
+  coal_mat h, d;
+} mat_pair;
+
+static void pair_destroy(mat_pair *M) {
+  coal_mat_destroy(&M->h);
+  coal_mat_destroy(&M->d);
+}
+
+static int64_t storage_len(coal_bvec B) { return B->ld * (B->layout == CM ? B->k : B->n); }
+static int is_entry(coal_bvec B, int64_t q) {
+  return B->layout == CM ? q % B->ld < B->n : q % B->ld < B->k;
+}
+
+/* A block of the case's layout and padding holding the n x k column-major host array v, with
+ * SENTINEL in the padding (the whole storage is uploaded at once: coal_bvec_set_host writes
+ * the padding too). */
+static coal_bvec make_block(coal_ctx ctx, int64_t n, int64_t k, coal_dtype dt, coal_layout l,
+                            int64_t pad, const void *v) {
+  int64_t tight = l == CM ? n : k;
+  coal_bvec B = NULL;
+  CHECK_OK(ctx, coal_bvec_create(ctx, n, k, dt, l, (tight > 0 ? tight : 1) + pad, &B));
+  if (!B) return NULL;
+  size_t es = coal_dtype_size(dt), len = (size_t)storage_len(B);
+  void *s = malloc(es * (len + 1));
+  for (size_t q = 0; q < len; q++) set_val(s, dt, (int64_t)q, SENTINEL);
+  for (int64_t j = 0; j < k; j++)
+    for (int64_t i = 0; i < n; i++)
+      set_val(s, dt, l == CM ? i + j * B->ld : i * B->ld + j, get_val(v, dt, i + j * n));
+  CHECK_OK(ctx, coal_ops(ctx)->upload(ctx, B->data, s, es * len));
+  free(s);
+  return B;
+}
+
+/* Padding of B still holds SENTINEL. */
+static int padding_kept(coal_bvec B) {
+  coal_ctx ctx = B->ctx;
+  size_t es = coal_dtype_size(B->dtype), len = (size_t)storage_len(B);
+  void *s = malloc(es * (len + 1));
+  int ok = coal_ops(ctx)->download(ctx, s, B->data, es * len) == COAL_SUCCESS;
+  for (size_t q = 0; ok && q < len; q++)
+    if (!is_entry(B, (int64_t)q) && get_val(s, B->dtype, (int64_t)q) != SENTINEL) ok = 0;
+  free(s);
+  return ok;
+}
+
+/* max over entries of |got - ref| / scale (NaN: +inf). */
+static double scaled_diff(const void *got, const void *ref, coal_dtype dt, int64_t n,
+                          double scale) {
+  double d = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double a = get_val(got, dt, i), b = get_val(ref, dt, i);
+    if (isnan(a) || isnan(b)) return INFINITY;
+    if (fabs(a - b) > d) d = fabs(a - b);
+  }
+  return scale > 0 ? d / scale : d;
+}
+
+/* Normwise scale of the product (see the header). */
+static double product_scale(coal_mat A, double alpha, const void *x, double beta, const void *y0,
+                            int64_t k) {
+  double s = 0;
+  for (int64_t j = 0; j < k; j++)
+    for (int32_t i = 0; i < A->nrows; i++) {
+      double r = 0;
+      for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
+        r += fabs(get_val(A->values, A->dtype, p) *
+                  get_val(x, A->dtype, A->colind[p] + j * A->ncols));
+      r = fabs(alpha) * r +
+          (beta != 0.0 ? fabs(beta * get_val(y0, A->dtype, i + j * A->nrows)) : 0);
+      if (r > s) s = r;
+    }
+  return s;
+}
+
+/* One product with kernel kern on both contexts (host: its twin; auto: the twin of the kernel
+ * AUTO picks on the GPU), same X and Y0. */
+static void compare(mat_pair *M, const char *name, coal_spmm_kernel kern, const spmm_case *c,
+                    double alpha, double beta) {
+  coal_ctx hc = M->h->ctx, dc = M->d->ctx;
+  coal_dtype dt = M->h->dtype;
+  int64_t m = M->h->nrows, n = M->h->ncols, k = c->k;
+  size_t es = coal_dtype_size(dt);
+  void *x = malloc(es * (size_t)(n * k + 1)), *y0 = malloc(es * (size_t)(m * k + 1));
+  void *ref = malloc(es * (size_t)(m * k + 1)), *got = malloc(es * (size_t)(m * k + 1));
+  uint64_t sx = seed_counter++, sy = seed_counter++;
+  for (int64_t i = 0; i < n * k; i++) set_val(x, dt, i, coal_random_uniform(sx, (uint64_t)i));
+  for (int64_t i = 0; i < m * k; i++)
+    set_val(y0, dt, i, beta == 0.0 ? NAN : coal_random_uniform(sy, (uint64_t)i));
+  coal_bvec Xh = make_block(hc, n, k, dt, c->xl, c->xpad, x);
+  coal_bvec Xd = make_block(dc, n, k, dt, c->xl, c->xpad, x);
+  coal_bvec Yh = make_block(hc, m, k, dt, c->yl, c->ypad, y0);
+  coal_bvec Yd = make_block(dc, m, k, dt, c->yl, c->ypad, y0);
+  if (Xh && Xd && Yh && Yd) {
+    const double scale = product_scale(M->h, alpha, x, beta, y0, k);
+    coal_spmm_kernel twin = kern == COAL_SPMM_AUTO ? coal_spmm_select(M->d, k, c->xl) : kern;
+    CHECK_OK(hc, coal_spmm(M->h, twin, alpha, Xh, beta, Yh));
+    CHECK_OK(dc, coal_spmm(M->d, kern, alpha, Xd, beta, Yd));
+    nproducts++;
+    CHECK_OK(hc, coal_bvec_get_host(Yh, ref, CM, 0));
+    CHECK_OK(dc, coal_bvec_get_host(Yd, got, CM, 0));
+    const double d = scaled_diff(got, ref, dt, m * k, scale);
+    const int pad = padding_kept(Yd);
+    CHECK(d <= tol(dt) && pad,
+          "%s %s %s k=%lld X %s+%lld Y %s+%lld alpha=%g beta=%g H=%d: cuda vs host twin %.3g, "
+          "padding %s",
+          name, dtname(dt), coal_spmm_kernel_name(kern), (long long)k, c->xl == CM ? "col" : "row",
+          (long long)c->xpad, c->yl == CM ? "col" : "row", (long long)c->ypad, alpha, beta,
+          M->d->swift_height, d, pad ? "kept" : "WRITTEN");
+    if (beta == 0.0) { /* again over the result: beta = 0 must overwrite it */
+      CHECK_OK(dc, coal_spmm(M->d, kern, alpha, Xd, beta, Yd));
+      CHECK_OK(dc, coal_bvec_get_host(Yd, ref, CM, 0));
+      const double r = scaled_diff(ref, got, dt, m * k, scale);
+      CHECK(r <= tol(dt), "%s %s %s k=%lld: repeated product differs by %.3g", name, dtname(dt),
+            coal_spmm_kernel_name(kern), (long long)k, r);
+    }
+  }
+  coal_bvec_destroy(&Xh), coal_bvec_destroy(&Xd), coal_bvec_destroy(&Yh), coal_bvec_destroy(&Yd);
+  free(x), free(y0), free(ref), free(got);
+}
+
+static void compare_cases(mat_pair *M, const char *name, unsigned mask) {
+  if (quick) mask &= QUICK_CASES;
+  int flip = 0;
+  for (int kk = 0; kk < NKERNELS; kk++) {
+    if (only_kernel >= 0 && kernels[kk] != (coal_spmm_kernel)only_kernel) continue;
+    for (int c = 0; c < NCASES; c++) {
+      if (!(mask >> c & 1u)) continue;
+      if (quick) { /* one setting per case, alternating */
+        compare(M, name, kernels[kk], &all_cases[c], flip ? -1.5 : 1.0, flip ? 0.25 : 0.0);
+        flip ^= 1;
+      } else {
+        compare(M, name, kernels[kk], &all_cases[c], 1.0, 0.0);
+        compare(M, name, kernels[kk], &all_cases[c], -1.5, 0.25);
+      }
+    }
+  }
+}
+
+/* ---- matrices ------------------------------------------------------------------------------ */
+typedef struct {
+  int32_t m, n;
+  int32_t *ri, *ci;
+  double *v;
+  int64_t nnz, cap;
+} coo;
+
+static void coo_add(coo *c, int32_t i, int32_t j, double v) {
+  if (c->nnz == c->cap) {
+    c->cap = c->cap ? 2 * c->cap : 256;
+    c->ri = realloc(c->ri, sizeof(int32_t) * (size_t)c->cap);
+    c->ci = realloc(c->ci, sizeof(int32_t) * (size_t)c->cap);
+    c->v = realloc(c->v, sizeof(double) * (size_t)c->cap);
+    if (!c->ri || !c->ci || !c->v) abort(); /* test harness only */
+  }
+  c->ri[c->nnz] = i, c->ci[c->nnz] = j, c->v[c->nnz] = v, c->nnz++;
+}
+
+static uint64_t lcg(uint64_t *s) {
+  *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+  return *s >> 33;
+}
+
+enum { NGEN = 4 };
+static const char *const gen_names[NGEN] = {"laplace3d-7pt-17^3", "laplace3d-27pt-9^3",
+                                            "powerlaw-5000", "random-spd-3000"};
+static coal_status gen(coal_ctx ctx, int id, coal_dtype dt, coal_mat *A) {
+  switch (id) {
+  case 0: return coal_gen_laplace3d(ctx, 17, 17, 17, 7, dt, A);
+  case 1: return coal_gen_laplace3d(ctx, 9, 9, 9, 27, dt, A);
+  case 2: return coal_gen_powerlaw(ctx, 5000, 12.0, 2.5, 7, dt, A);
+  default: return coal_gen_random_spd(ctx, 3000, 8.0, 11, dt, A);
+  }
+}
+
+enum { NEDGE = 17 };
+static const char *const edge_names[NEDGE] = {"0x0",
+                                              "0x5",
+                                              "5x0",
+                                              "40x40 empty",
+                                              "1x1",
+                                              "empty rows/cols",
+                                              "dense column",
+                                              "dense row",
+                                              "1x2000 dense",
+                                              "500x1 dense",
+                                              "tall 500x37",
+                                              "wide 37x500",
+                                              "equal columns 70x64",
+                                              "dense 65x40",
+                                              "band 700",
+                                              "power-law graph",
+                                              "long row over merge tiles"};
+
+static void build_edge(int id, coo *c) {
+  uint64_t s = 7 + (uint64_t)id;
+  switch (id) {
+  case 0: c->m = c->n = 0; break;
+  case 1: c->m = 0, c->n = 5; break;
+  case 2: c->m = 5, c->n = 0; break;
+  case 3: c->m = c->n = 40; break;
+  case 4: c->m = c->n = 1, coo_add(c, 0, 0, 2.5); break;
+  case 5:
+    c->m = 100, c->n = 90;
+    for (int e = 0; e < 900; e++) {
+      int32_t i = (int32_t)(lcg(&s) % 100), j = (int32_t)(lcg(&s) % 90);
+      if (i % 7 == 3 || j % 5 == 2) continue;
+      coo_add(c, i, j, e % 17 == 0 ? 0.0 : coal_random_uniform(11, (uint64_t)e));
+    }
+    break;
+  case 6:
+  case 7:
+    c->m = c->n = 300;
+    for (int32_t i = 0; i < 300; i++) {
+      coo_add(c, i, i, 4.0);
+      if (id == 6)
+        coo_add(c, i, 7, -1.0 - i % 5);
+      else
+        coo_add(c, 11, i, 0.5 + i % 3);
+    }
+    break;
+  case 8:
+    c->m = 1, c->n = 2000;
+    for (int32_t j = 0; j < 2000; j++) coo_add(c, 0, j, coal_random_uniform(12, (uint64_t)j));
+    break;
+  case 9:
+    c->m = 500, c->n = 1;
+    for (int32_t i = 0; i < 500; i++) coo_add(c, i, 0, coal_random_uniform(13, (uint64_t)i));
+    break;
+  case 10:
+  case 11:
+    c->m = id == 10 ? 500 : 37, c->n = id == 10 ? 37 : 500;
+    for (int e = 0; e < 2500; e++)
+      coo_add(c, (int32_t)(lcg(&s) % (uint64_t)c->m), (int32_t)(lcg(&s) % (uint64_t)c->n),
+              coal_random_uniform(14, (uint64_t)e));
+    break;
+  case 12:
+    c->m = 70, c->n = 64;
+    for (int32_t j = 0; j < 64; j++)
+      for (int32_t t = 0; t < 5; t++)
+        coo_add(c, (j * 13 + t * 29) % 70, j, coal_random_uniform(16, (uint64_t)(j * 5 + t)));
+    break;
+  case 13:
+    c->m = 65, c->n = 40;
+    for (int32_t i = 0; i < 65; i++)
+      for (int32_t j = 0; j < 40; j++)
+        coo_add(c, i, j, coal_random_uniform(17, (uint64_t)(i * 40 + j)));
+    break;
+  case 14:
+    c->m = c->n = 700;
+    for (int32_t i = 0; i < 700; i++)
+      for (int32_t j = i - 3; j <= i + 3; j++)
+        if (j >= 0 && j < 700) coo_add(c, i, j, j == i ? 6.0 : -1.0 + 0.01 * (i % 7));
+    break;
+  case 15:
+    c->m = c->n = 1200;
+    for (int32_t i = 0; i < 1200; i++) {
+      int32_t deg = (int32_t)(500 / (1 + lcg(&s) % 250)) + (i % 13 == 0 ? 0 : 1);
+      if (i % 29 == 0) deg = 0;
+      for (int32_t e = 0; e < deg; e++) {
+        int32_t j = (int32_t)((lcg(&s) % 1200u) * (lcg(&s) % 1200u) / 1200u);
+        if (j % 29 == 0) continue;
+        coo_add(c, i, j, coal_random_uniform(18, (uint64_t)e)), coo_add(c, j, i, 1.0);
+      }
+    }
+    break;
+  default: /* row 3: 3000 entries (several merge tiles); one row in 100 has one entry */
+    c->m = c->n = 10000;
+    for (int32_t j = 0; j < 3000; j++)
+      coo_add(c, 3, 3 * j + 1, coal_random_uniform(19, (uint64_t)j));
+    for (int32_t i = 0; i < 10000; i += 100) coo_add(c, i, (int32_t)(lcg(&s) % 10000u), 0.5);
+    break;
+  }
+}
+
+static int make_pair(ctx_pair *C, int edge, int id, coal_dtype dt, mat_pair *M) {
+  M->h = M->d = NULL;
+  if (!edge) {
+    CHECK_OK(C->h, gen(C->h, id, dt, &M->h));
+    CHECK_OK(C->d, gen(C->d, id, dt, &M->d));
+  } else {
+    coo c = {0};
+    build_edge(id, &c);
+    CHECK_OK(C->h, coal_mat_create_coo(C->h, c.m, c.n, c.nnz, c.ri, c.ci, c.v, dt, &M->h));
+    CHECK_OK(C->d, coal_mat_create_coo(C->d, c.m, c.n, c.nnz, c.ri, c.ci, c.v, dt, &M->d));
+    free(c.ri), free(c.ci), free(c.v);
+  }
+  if (M->h && M->d) return 1;
+  pair_destroy(M);
+  return 0;
+}
+
+/* ---- special checks ------------------------------------------------------------------------ */
+static void check_heights(mat_pair *M, const char *name) {
+  static const int hs[] = {1, 3, 32};
+  const int saved = only_kernel;
+  if (only_kernel >= 0 && only_kernel != COAL_SPMM_SWIFT) return;
+  only_kernel = COAL_SPMM_SWIFT;
+  for (int i = 0; i < 3; i++) {
+    CHECK_OK(M->h->ctx, coal_mat_set_swift_height(M->h, hs[i]));
+    CHECK_OK(M->d->ctx, coal_mat_set_swift_height(M->d, hs[i]));
+    compare_cases(M, name, (1u << 2) | (1u << 10) | (1u << 12));
+  }
+  only_kernel = saved;
+  CHECK_OK(M->h->ctx, coal_mat_set_swift_height(M->h, COAL_SWIFT_DEFAULT_HEIGHT));
+  CHECK_OK(M->d->ctx, coal_mat_set_swift_height(M->d, COAL_SWIFT_DEFAULT_HEIGHT));
+}
+
+static void check_set_values(mat_pair *M, const char *name) {
+  coal_dtype dt = M->h->dtype;
+  int64_t nnz = M->h->nnz;
+  void *v = malloc(coal_dtype_size(dt) * (size_t)(nnz + 1));
+  for (int64_t p = 0; p < nnz; p++)
+    set_val(v, dt, p, -2.0 * get_val(M->h->values, dt, p) + 0.125 * (double)(p % 7));
+  CHECK_OK(M->h->ctx, coal_mat_set_values(M->h, v));
+  CHECK_OK(M->d->ctx, coal_mat_set_values(M->d, v));
+  free(v);
+  char nm[160];
+  snprintf(nm, sizeof nm, "%s (new values)", name);
+  compare_cases(M, nm, (1u << 3) | (1u << 9) | (1u << 13));
+}
+
+/* cuSPARSE SpMM (algorithms 1-3, both layouts) against the host row-split twin. */
+static void check_cusparse(mat_pair *M, const char *name) {
+  coal_ctx hc = M->h->ctx, dc = M->d->ctx;
+  coal_dtype dt = M->h->dtype;
+  int64_t m = M->h->nrows, n = M->h->ncols, k = 12;
+  size_t es = coal_dtype_size(dt);
+  void *x = malloc(es * (size_t)(n * k)), *y0 = malloc(es * (size_t)(m * k));
+  void *ref = malloc(es * (size_t)(m * k)), *got = malloc(es * (size_t)(m * k));
+  for (int64_t i = 0; i < n * k; i++) set_val(x, dt, i, coal_random_uniform(91, (uint64_t)i));
+  for (int64_t i = 0; i < m * k; i++) set_val(y0, dt, i, coal_random_uniform(92, (uint64_t)i));
+  for (int alg = 1; alg <= 3; alg++)
+    for (int l = 0; l < 2; l++) {
+      coal_layout lay = (coal_layout)l;
+      coal_bvec Xh = make_block(hc, n, k, dt, lay, 0, x), Yh = make_block(hc, m, k, dt, lay, 0, y0);
+      coal_bvec Xd = make_block(dc, n, k, dt, lay, 0, x), Yd = make_block(dc, m, k, dt, lay, 0, y0);
+      coal_cusparse_spmm *h = NULL;
+      coal_status st = COAL_ERR_ARG;
+      if (Xh && Yh && Xd && Yd)
+        st = coal_cusparse_spmm_create(M->d, alg, k, lay, Xd->data, Xd->ld, Yd->data, Yd->ld, &h);
+      if (st == COAL_ERR_UNSUPPORTED) {
+        printf("cuSPARSE SpMM alg %d %s-major %s: unsupported (%s)\n", alg, l ? "row" : "col",
+               dtname(dt), coal_ctx_last_error(dc));
+      } else {
+        CHECK(st == COAL_SUCCESS, "cusparse create alg %d: %s", alg, coal_ctx_last_error(dc));
+        if (h) {
+          CHECK_OK(dc, coal_cusparse_spmm_run(h, -1.5, 0.25));
+          CHECK_OK(hc, coal_spmm(M->h, COAL_SPMM_ROWSPLIT, -1.5, Xh, 0.25, Yh));
+          CHECK_OK(hc, coal_bvec_get_host(Yh, ref, CM, 0));
+          CHECK_OK(dc, coal_bvec_get_host(Yd, got, CM, 0));
+          double d = scaled_diff(got, ref, dt, m * k, product_scale(M->h, -1.5, x, 0.25, y0, k));
+          CHECK(d <= tol(dt), "%s %s cuSPARSE alg %d %s-major vs host: %.3g", name, dtname(dt), alg,
+                l ? "row" : "col", d);
+        }
+      }
+      coal_cusparse_spmm_destroy(h);
+      coal_bvec_destroy(&Xh), coal_bvec_destroy(&Yh), coal_bvec_destroy(&Xd),
+          coal_bvec_destroy(&Yd);
+    }
+  free(x), free(y0), free(ref), free(got);
+}
+
+/* ---- shared matrices ----------------------------------------------------------------------- */
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void check_shared(ctx_pair *C) {
+  const char *dir = check_matrices_dir();
+  DIR *d = opendir(dir);
+  CHECK(d != NULL, "cannot open the matrix folder %s", dir);
+  if (!d) return;
+  char *names[512];
+  int nn = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) && nn < 512) {
+    size_t l = strlen(e->d_name);
+    if (l > 7 && !strcmp(e->d_name + l - 7, ".mtx.gz")) names[nn++] = strdup(e->d_name);
+  }
+  closedir(d);
+  qsort(names, (size_t)nn, sizeof(char *), cmp_str);
+  CHECK(nn > 0, "no .mtx.gz file in %s", dir);
+  int used = 0;
+  for (int i = 0; i < nn; i++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    for (int t = 0; t < 2; t++) {
+      coal_dtype dt = t ? COAL_F32 : COAL_F64;
+      mat_pair M = {NULL, NULL};
+      coal_status sh = coal_mat_read_mm(C->h, path, dt, &M.h);
+      coal_status sd = coal_mat_read_mm(C->d, path, dt, &M.d);
+      CHECK(sh == sd, "%s: host read %s, cuda read %s", names[i], coal_status_string(sh),
+            coal_status_string(sd));
+      CHECK(sh == COAL_SUCCESS || sh == COAL_ERR_UNSUPPORTED, "%s: %s", names[i],
+            coal_ctx_last_error(C->h));
+      if (sh == COAL_SUCCESS && M.h && M.d) {
+        /* fp64: k = 4 row-major, 33 mixed, 32 column-major; fp32: 8 (ld 9) and 16 row-major */
+        compare_cases(&M, names[i],
+                      t ? (1u << 7) | (1u << 8) : (1u << 3) | (1u << 12) | (1u << 10));
+        used += t == 0;
+      }
+      pair_destroy(&M);
+    }
+    free(names[i]);
+  }
+  printf("%d shared matrices compared\n", used);
+}
+
+int main(void) {
+  if (!coal_cuda_available()) {
+    printf("no GPU: skipped\n");
+    return 77;
+  }
+  const char *q = getenv("COALESCE_TEST_QUICK"), *kn = getenv("COALESCE_TEST_KERNEL");
+  quick = q && !strcmp(q, "1");
+  if (kn && *kn) {
+    coal_spmm_kernel k;
+    if (coal_spmm_kernel_parse(kn, &k) != COAL_SUCCESS) {
+      fprintf(stderr, "COALESCE_TEST_KERNEL=%s: unknown kernel\n", kn);
+      return 2;
+    }
+    only_kernel = (int)k;
+  }
+  ctx_pair C = {NULL, NULL};
+  CHECK_OK(NULL, coal_ctx_create(COAL_BACKEND_HOST, &C.h));
+  CHECK_OK(NULL, coal_ctx_create(COAL_BACKEND_CUDA, &C.d));
+  if (!C.h || !C.d) return check_finish();
+  printf("device: %s%s\n", coal_ctx_device_name(C.d), quick ? " (quick)" : "");
+  for (int t = 0; t < (quick ? 1 : 2); t++) {
+    coal_dtype dt = t ? COAL_F32 : COAL_F64;
+    for (int edge = 0; edge < 2; edge++)
+      for (int id = 0; id < (edge ? NEDGE : NGEN); id++) {
+        mat_pair M;
+        if (!make_pair(&C, edge, id, dt, &M)) continue;
+        const char *name = edge ? edge_names[id] : gen_names[id];
+        compare_cases(&M, name, (1u << NCASES) - 1u);
+        if ((!edge && id == 2) || (edge && (id == 6 || id == 7 || id == 15)))
+          check_heights(&M, name);
+        if (!edge && (id == 0 || id == 2)) check_set_values(&M, name);
+        if (!quick && ((!edge && (id == 0 || id == 2)) || (edge && id == 10)))
+          check_cusparse(&M, name);
+        pair_destroy(&M);
+      }
+  }
+  if (!quick) check_shared(&C);
+  CHECK_OK(C.d, coal_ctx_sync(C.d));
+  printf("%d products compared\n", nproducts);
+  coal_ctx_destroy(&C.d);
+  coal_ctx_destroy(&C.h);
+  return check_finish();
+}
