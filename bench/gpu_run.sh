@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on a lent GPU machine (H100/H200): build for sm_90, CUDA + host suites,
 # compute-sanitizer (memcheck, racecheck) on the CUDA suite, then the SpMV benchmark.
-#   bench/gpu_run.sh [what...]   what: build tests sanitize bench (default: all)
+#   bench/gpu_run.sh [what...]   what: build tests sanitize bench spmm (default: all)
 # Matrices are read from $COALESCE_MATRICES (default .devdata/matrices, a git-ignored copy
 # of ../shared/matrices that travels with the working tree). Logs go to $OUT.
 set -uo pipefail
@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/coal-out}
 mkdir -p "$OUT"
 export COALESCE_MATRICES=${COALESCE_MATRICES:-$PWD/.devdata/matrices}
-what=${*:-build tests sanitize bench}
+what=${*:-build tests sanitize bench spmm}
 B=build-gpu
 rc=0
 if [[ $what == *build* ]]; then
@@ -27,7 +27,8 @@ fi
 if [[ $what == *sanitize* ]]; then
   # the tests ask for an absurd allocation on purpose: API errors are expected, not reported
   cs="compute-sanitizer --report-api-errors no --error-exitcode 3"
-  for t in $B/tests/test_spmv_cuda $B/tests/test_fastload_build_cuda $B/tests/test_core; do
+  for t in $B/tests/test_spmv_cuda $B/tests/test_spmm_cuda $B/tests/test_fastload_build_cuda \
+    $B/tests/test_core; do
     n=$(basename $t)
     $cs --tool memcheck --leak-check full $t >/tmp/cs.log 2>&1 || rc=1
     echo "memcheck $n: $(tail -1 /tmp/cs.log)" | tee -a "$OUT/sanitize.log"
@@ -42,6 +43,11 @@ if [[ $what == *bench* ]]; then
   # shellcheck disable=SC2086 # BENCH_EXTRA: further matrix specs, split on spaces
   $B/coalesce bench spmv --large ${BENCH_EXTRA:-} --matrices "$COALESCE_MATRICES" --csv "$OUT/spmv.csv" \
     --json "$OUT/spmv.json" >"$OUT/bench_spmv.txt" 2>&1 || rc=1
-  cat "$OUT/bench_spmv.txt" | tail -80
+  tail -80 "$OUT/bench_spmv.txt"
+fi
+if [[ $what == *spmm* ]]; then
+  $B/coalesce bench spmm --large --k ${SPMM_K:-1,8,32,128} --layout ${SPMM_LAYOUT:-row} \
+    >"$OUT/bench_spmm.txt" 2>&1 || rc=1
+  tail -60 "$OUT/bench_spmm.txt"
 fi
 exit $rc
