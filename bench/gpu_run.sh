@@ -38,6 +38,9 @@ if [[ $what == *sanitize* ]]; then
     $cs --tool $tool $B/tests/test_spmv_cuda >/tmp/cs.log 2>&1 || rc=1
     echo "$tool test_spmv_cuda: $(tail -1 /tmp/cs.log)" | tee -a "$OUT/sanitize.log"
   done
+  # the Swift and merge SpMM kernels share data through shared memory: racecheck them
+  COALESCE_TEST_QUICK=1 $cs --tool racecheck $B/tests/test_spmm_cuda >/tmp/cs.log 2>&1 || rc=1
+  echo "racecheck test_spmm_cuda (quick): $(tail -1 /tmp/cs.log)" | tee -a "$OUT/sanitize.log"
 fi
 if [[ $what == *bench* ]]; then
   # shellcheck disable=SC2086 # BENCH_EXTRA: further matrix specs, split on spaces
