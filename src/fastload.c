@@ -10,15 +10,8 @@
 #include "internal.h"
 
 #include <string.h>
-#include <time.h>
 
 #define FL_WARP 32
-
-static double fl_now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 void coal_fastload_free(coal_fastload *f) {
   if (!f) return;
@@ -33,28 +26,6 @@ void coal_fastload_free(coal_fastload *f) {
   coal_free(f->seg);
   coal_free(f->split);
   coal_free(f);
-}
-
-/* Stable counting sort of lanes by count, descending: perm[s] = original lane. */
-static coal_status fl_sort_lanes(coal_ctx ctx, int32_t nlanes, const int32_t *ptr, int32_t *perm) {
-  int32_t maxc = 0;
-  for (int32_t l = 0; l < nlanes; l++) {
-    int32_t c = ptr[l + 1] - ptr[l];
-    if (c > maxc) maxc = c;
-  }
-  int32_t *start = NULL; /* start[c]: first sorted position of count c */
-  COAL_CALL(coal_calloc(ctx, sizeof(int32_t) * ((size_t)maxc + 2), (void **)&start));
-  for (int32_t l = 0; l < nlanes; l++) start[ptr[l + 1] - ptr[l]]++;
-  /* positions: larger counts first */
-  int32_t pos = 0;
-  for (int64_t c = maxc; c >= 0; c--) {
-    int32_t k = start[c];
-    start[c] = pos;
-    pos += k;
-  }
-  for (int32_t l = 0; l < nlanes; l++) perm[start[ptr[l + 1] - ptr[l]]++] = l;
-  coal_free(start);
-  return COAL_SUCCESS;
 }
 
 /* Everything the cutting pass needs; the fill arrays are NULL during the counting pass. */
@@ -161,7 +132,7 @@ coal_status coal_fastload_build(coal_ctx ctx, int32_t nlanes, int32_t nother, co
   if (!ctx) return COAL_ERR_ARG;
   COAL_CHECK(ctx, out, COAL_ERR_ARG, "NULL output");
   *out = NULL;
-  double t0 = fl_now();
+  double t0 = coal_now_seconds();
   COAL_CHECK(ctx, nlanes >= 0 && nother >= 0 && ptr, COAL_ERR_ARG,
              "bad lane structure (%d lanes, %d others, ptr %p)", nlanes, nother, (const void *)ptr);
   COAL_CHECK(ctx, dtype == COAL_F64 || dtype == COAL_F32, COAL_ERR_ARG, "bad dtype %d", (int)dtype);
@@ -185,7 +156,7 @@ coal_status coal_fastload_build(coal_ctx ctx, int32_t nlanes, int32_t nother, co
   f->height_limit = height;
   f->nnz = nnz;
   COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * (size_t)nlanes, (void **)&f->perm), fail);
-  COAL_CALL_GOTO(st, fl_sort_lanes(ctx, nlanes, ptr, f->perm), fail);
+  COAL_CALL_GOTO(st, coal_sort_by_count_desc(ctx, nlanes, ptr, f->perm), fail);
   f->identity_perm = 1;
   for (int32_t s = 0; s < nlanes && f->identity_perm; s++) f->identity_perm = f->perm[s] == s;
 
@@ -234,7 +205,7 @@ coal_status coal_fastload_build(coal_ctx ctx, int32_t nlanes, int32_t nother, co
       if (in_split[l]) f->split[f->nsplit++] = l;
     coal_free(in_split);
   }
-  f->build_seconds = fl_now() - t0;
+  f->build_seconds = coal_now_seconds() - t0;
   *out = f;
   return COAL_SUCCESS;
 fail:

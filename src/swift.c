@@ -14,16 +14,9 @@
 #include "internal.h"
 
 #include <string.h>
-#include <time.h>
 
 #define SW_WARP COAL_SWIFT_WARP
 #define SW_CTA  COAL_SWIFT_CTA_BLOCKS
-
-static double sw_now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 void coal_swift_free(coal_swift *s) {
   if (!s) return;
@@ -42,25 +35,6 @@ void coal_swift_free(coal_swift *s) {
   coal_free(s->irr_blk_start);
   coal_free(s->irr_blk_stop);
   coal_free(s);
-}
-
-/* Stable counting sort of columns by count, descending: perm[s] = original column. */
-static coal_status sw_sort_columns(coal_ctx ctx, int32_t ncols, const int32_t *ptr, int32_t *perm) {
-  int32_t maxc = 0;
-  for (int32_t j = 0; j < ncols; j++)
-    if (ptr[j + 1] - ptr[j] > maxc) maxc = ptr[j + 1] - ptr[j];
-  int32_t *start = NULL; /* start[c]: next sorted position of count c */
-  COAL_CALL(coal_calloc(ctx, sizeof(int32_t) * ((size_t)maxc + 1), (void **)&start));
-  for (int32_t j = 0; j < ncols; j++) start[ptr[j + 1] - ptr[j]]++;
-  int32_t pos = 0;
-  for (int64_t c = maxc; c >= 0; c--) {
-    int32_t n = start[c];
-    start[c] = pos;
-    pos += n;
-  }
-  for (int32_t j = 0; j < ncols; j++) perm[start[ptr[j + 1] - ptr[j]]++] = j;
-  coal_free(start);
-  return COAL_SUCCESS;
 }
 
 static inline void sw_copy(void *dst, int64_t d, const void *src, int64_t s, size_t es) {
@@ -179,7 +153,7 @@ coal_status coal_swift_build(coal_ctx ctx, int32_t nrows, int32_t ncols, const i
   if (!ctx) return COAL_ERR_ARG;
   COAL_CHECK(ctx, out, COAL_ERR_ARG, "NULL output");
   *out = NULL;
-  double t0 = sw_now();
+  double t0 = coal_now_seconds();
   COAL_CHECK(ctx, nrows >= 0 && ncols >= 0 && colptr, COAL_ERR_ARG,
              "bad CSC structure (%d rows, %d columns, colptr %p)", nrows, ncols,
              (const void *)colptr);
@@ -202,7 +176,7 @@ coal_status coal_swift_build(coal_ctx ctx, int32_t nrows, int32_t ncols, const i
   COAL_CALL(coal_calloc(ctx, sizeof *s, (void **)&s));
   s->nrows = nrows, s->ncols = ncols, s->height_limit = height;
   COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * (size_t)ncols, (void **)&s->perm), fail);
-  COAL_CALL_GOTO(st, sw_sort_columns(ctx, ncols, colptr, s->perm), fail);
+  COAL_CALL_GOTO(st, coal_sort_by_count_desc(ctx, ncols, colptr, s->perm), fail);
   s->identity_perm = 1;
   for (int32_t p = 0; p < ncols && s->identity_perm; p++) s->identity_perm = s->perm[p] == p;
 
@@ -253,7 +227,7 @@ coal_status coal_swift_build(coal_ctx ctx, int32_t nrows, int32_t ncols, const i
   COAL_CALL_GOTO(st, sw_segments(ctx, s, erow), fail);
   coal_free(erow), erow = NULL;
   sw_fill_irregular(s, colptr, rowidx, val, es);
-  s->build_seconds = sw_now() - t0;
+  s->build_seconds = coal_now_seconds() - t0;
   *out = s;
   return COAL_SUCCESS;
 fail:
