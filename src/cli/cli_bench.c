@@ -5,8 +5,6 @@
 #include "../../kernels/bench.h"
 #include "cli.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,9 +41,8 @@ typedef struct {
 } kres;
 
 typedef struct {
-  cli_common c;
-  int64_t reps, height;
-  const char *csv_path, *json_path;
+  cli_bench_opts o;
+  int64_t height;
   coal_ctx ctx, hctx; /* benchmark context, host context of the reference */
   double copy_gbps;   /* NAN on host */
   FILE *csv, *json;
@@ -59,49 +56,6 @@ typedef struct {
 
 static coal_status cusp_run(void *p) {
   return coal_cusparse_spmv_run(((cusp_arg *)p)->h, 1.0, 0.0);
-}
-
-/* ---- output helpers ---------------------------------------------------------------------- */
-
-static void csv_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"') fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
-static void csv_num(FILE *f, double v, const char *fmt) {
-  if (isfinite(v)) fprintf(f, fmt, v);
-}
-
-static void json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char ch = (unsigned char)*s;
-    if (ch == '"' || ch == '\\')
-      fprintf(f, "\\%c", ch);
-    else if (ch < 0x20)
-      fprintf(f, "\\u%04x", ch);
-    else
-      fputc(ch, f);
-  }
-  fputc('"', f);
-}
-
-static void json_num(FILE *f, double v) {
-  if (isfinite(v))
-    fprintf(f, "%.6g", v);
-  else
-    fputs("null", f);
-}
-
-static void fmt_num(char *buf, size_t len, double v, const char *fmt) {
-  if (isfinite(v))
-    snprintf(buf, len, fmt, v);
-  else
-    snprintf(buf, len, "-");
 }
 
 /* ---- one kernel -------------------------------------------------------------------------- */
@@ -122,8 +76,8 @@ static void measure(bench_run *R, const char *mname, int k, coal_bench_fn fn, vo
     return;
   }
   r->err = cli_rel_err(ybuf, ref, n);
-  r->ok = r->err < cli_tolerance(R->c.dtype);
-  if ((st = coal_bench_time(ctx, fn, arg, BENCH_WARMUP, (int)R->reps, &r->us, &r->us_min))) {
+  r->ok = r->err < cli_tolerance(R->o.c.dtype);
+  if ((st = coal_bench_time(ctx, fn, arg, BENCH_WARMUP, (int)R->o.reps, &r->us, &r->us_min))) {
     cli_fail(ctx, st, "%s: timing %s", mname, kname[k]);
     r->error = 1;
     return;
@@ -167,10 +121,10 @@ static void report(bench_run *R, const mat_report *m) {
   char a[32], b[32], c2[32], d[32];
 
   printf("\n== %s: %lld x %lld, %lld nonzeros, %s%s, byte floor %.2f MB\n", m->sp->name,
-         (long long)m->rows, (long long)m->cols, (long long)m->nnz, cli_dtype_name(R->c.dtype),
+         (long long)m->rows, (long long)m->cols, (long long)m->nnz, cli_dtype_name(R->o.c.dtype),
          m->sym ? ", symmetric" : "", m->floor_b / 1e6);
-  fmt_num(a, sizeof a, per[0], "%.1f");
-  fmt_num(b, sizeof b, per[1], "%.1f");
+  cli_fmt_num(a, sizeof a, per[0], "%.1f");
+  cli_fmt_num(b, sizeof b, per[1], "%.1f");
   printf("   FastLoad build on the %s (H=%lld): scatter %.3f ms (build/SpMV %s), gather %.3f ms "
          "(build/SpMV %s)\n",
          m->gpu_build ? "GPU" : "host", (long long)R->height, build_ms[0], a, build_ms[1], b);
@@ -186,15 +140,17 @@ static void report(bench_run *R, const mat_report *m) {
     double gbps = m->floor_b / (r->us * 1e3);
     double pct = 100.0 * gbps / R->copy_gbps;
     double ratio = bc / r->us;
-    fmt_num(a, sizeof a, r->us, "%.2f");
-    fmt_num(b, sizeof b, gbps, "%.2f");
-    fmt_num(c2, sizeof c2, pct, "%.1f%%");
-    fmt_num(d, sizeof d, ratio, "%.2fx");
+    cli_fmt_num(a, sizeof a, r->us, "%.2f");
+    cli_fmt_num(b, sizeof b, gbps, "%.2f");
+    cli_fmt_num(c2, sizeof c2, pct, "%.1f%%");
+    cli_fmt_num(d, sizeof d, ratio, "%.2fx");
     printf("   %-20s %10s %9s %7s %7s  %s (%.1e)\n", klabel(m, k, lb, sizeof lb), a, b, c2, d,
            r->ok ? "ok" : "FAIL", r->err);
     if (!r->ok) continue;
     if (k <= K_FLT && (best < 0 || r->us < m->res[best].us)) best = k;
-    if (k >= K_FL_SORTED && k <= K_FLT_SORTED && (best_sorted < 0 || r->us < m->res[best_sorted].us)) best_sorted = k;
+    if (k >= K_FL_SORTED && k <= K_FLT_SORTED &&
+        (best_sorted < 0 || r->us < m->res[best_sorted].us))
+      best_sorted = k;
   }
   printf("   summary %s: ", m->sp->name);
   if (best < 0)
@@ -225,24 +181,24 @@ static void report(bench_run *R, const mat_report *m) {
       const kres *r = &m->res[k];
       double gbps = m->floor_b / (r->us * 1e3);
       FILE *f = R->csv;
-      csv_str(f, m->sp->name);
+      cli_csv_str(f, m->sp->name);
       fprintf(f, ",%lld,%lld,%lld,%s,%s,", (long long)m->rows, (long long)m->cols,
-              (long long)m->nnz, cli_dtype_name(R->c.dtype), backend);
-      csv_str(f, dev);
+              (long long)m->nnz, cli_dtype_name(R->o.c.dtype), backend);
+      cli_csv_str(f, dev);
       fprintf(f, ",%s,", klabel(m, k, lb, sizeof lb));
-      csv_num(f, r->us, "%.4f"), fputc(',', f);
-      csv_num(f, r->us_min, "%.4f"), fputc(',', f);
-      csv_num(f, gbps, "%.4f"), fputc(',', f);
-      csv_num(f, 100.0 * gbps / R->copy_gbps, "%.3f"), fputc(',', f);
-      csv_num(f, bc / r->us, "%.4f"), fputc(',', f);
+      cli_csv_num(f, r->us, "%.4f"), fputc(',', f);
+      cli_csv_num(f, r->us_min, "%.4f"), fputc(',', f);
+      cli_csv_num(f, gbps, "%.4f"), fputc(',', f);
+      cli_csv_num(f, 100.0 * gbps / R->copy_gbps, "%.3f"), fputc(',', f);
+      cli_csv_num(f, bc / r->us, "%.4f"), fputc(',', f);
       fprintf(f, "%s,", r->error ? "ERROR" : r->ok ? "ok" : "FAIL");
-      csv_num(f, r->err, "%.3e"), fputc(',', f);
+      cli_csv_num(f, r->err, "%.3e"), fputc(',', f);
       fprintf(f, "%.0f,", m->floor_b);
-      csv_num(f, R->copy_gbps, "%.3f"), fputc(',', f);
+      cli_csv_num(f, R->copy_gbps, "%.3f"), fputc(',', f);
       fprintf(f, "%.4f,%.4f,", build_ms[0], build_ms[1]);
-      csv_num(f, per[0], "%.3f"), fputc(',', f);
-      csv_num(f, per[1], "%.3f"), fputc(',', f);
-      fprintf(f, "%lld,%lld\n", (long long)R->height, (long long)R->reps);
+      cli_csv_num(f, per[0], "%.3f"), fputc(',', f);
+      cli_csv_num(f, per[1], "%.3f"), fputc(',', f);
+      fprintf(f, "%lld,%lld\n", (long long)R->height, (long long)R->o.reps);
     }
     fflush(R->csv);
   }
@@ -250,21 +206,21 @@ static void report(bench_run *R, const mat_report *m) {
     FILE *f = R->json;
     fprintf(f, "%s\n    {\"matrix\": ", R->json_first ? "" : ",");
     R->json_first = 0;
-    json_str(f, m->sp->name);
+    cli_json_str(f, m->sp->name);
     fprintf(f, ", \"spec\": ");
-    json_str(f, m->sp->text);
+    cli_json_str(f, m->sp->text);
     fprintf(f, ", \"rows\": %lld, \"cols\": %lld, \"nnz\": %lld, \"symmetric\": %s,",
             (long long)m->rows, (long long)m->cols, (long long)m->nnz, m->sym ? "true" : "false");
     fprintf(f, " \"floor_bytes\": %.0f, \"build_scatter_ms\": ", m->floor_b);
-    json_num(f, build_ms[0]);
+    cli_json_num(f, build_ms[0]);
     fprintf(f, ", \"build_gather_ms\": ");
-    json_num(f, build_ms[1]);
+    cli_json_num(f, build_ms[1]);
     fprintf(f, ", \"build_scatter_per_spmv\": ");
-    json_num(f, per[0]);
+    cli_json_num(f, per[0]);
     fprintf(f, ", \"build_gather_per_spmv\": ");
-    json_num(f, per[1]);
+    cli_json_num(f, per[1]);
     fprintf(f, ", \"best_cusparse_us\": ");
-    json_num(f, bc);
+    cli_json_num(f, bc);
     fprintf(f, ",\n     \"kernels\": [");
     int first = 1;
     for (int k = 0; k < K_COUNT; k++) {
@@ -274,17 +230,17 @@ static void report(bench_run *R, const mat_report *m) {
       fprintf(f, "%s\n       {\"kernel\": \"%s\", \"us\": ", first ? "" : ",",
               klabel(m, k, lb, sizeof lb));
       first = 0;
-      json_num(f, r->us);
+      cli_json_num(f, r->us);
       fprintf(f, ", \"us_min\": ");
-      json_num(f, r->us_min);
+      cli_json_num(f, r->us_min);
       fprintf(f, ", \"gbps\": ");
-      json_num(f, gbps);
+      cli_json_num(f, gbps);
       fprintf(f, ", \"pct_copy\": ");
-      json_num(f, 100.0 * gbps / R->copy_gbps);
+      cli_json_num(f, 100.0 * gbps / R->copy_gbps);
       fprintf(f, ", \"ratio_vs_cusparse\": ");
-      json_num(f, bc / r->us);
+      cli_json_num(f, bc / r->us);
       fprintf(f, ", \"check\": \"%s\", \"rel_err\": ", r->error ? "ERROR" : r->ok ? "ok" : "FAIL");
-      json_num(f, r->err);
+      cli_json_num(f, r->err);
       fputc('}', f);
     }
     fprintf(f, "]}");
@@ -332,7 +288,7 @@ static int bench_matrix(bench_run *R, const cli_spec *sp, int from_dir) {
   memset(&s, 0, sizeof s);
   memset(&m, 0, sizeof m);
   m.sp = sp;
-  coal_dtype dt = R->c.dtype;
+  coal_dtype dt = R->o.c.dtype;
   coal_status st;
   int rc = CLI_FAIL;
   if ((st = cli_spec_load(R->ctx, sp, dt, &s.A))) {
@@ -441,126 +397,55 @@ done:
 
 /* ---- driver ------------------------------------------------------------------------------ */
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Appends DIR/NAME for every NAME ending in .mtx.gz, sorted; paths are owned by *paths. */
-static int scan_dir(const char *dir, char ***paths, int *npaths) {
-  DIR *d = opendir(dir);
-  if (!d) {
-    fprintf(stderr, "coalesce: cannot open matrix folder '%s': %s\n", dir, strerror(errno));
-    return CLI_FAIL;
-  }
-  struct dirent *e;
-  int cap = 0;
-  while ((e = readdir(d))) {
-    size_t len = strlen(e->d_name);
-    if (len <= 7 || strcmp(e->d_name + len - 7, ".mtx.gz")) continue;
-    if (*npaths == cap) {
-      cap = cap ? 2 * cap : 64;
-      char **p = realloc(*paths, sizeof(char *) * (size_t)cap);
-      if (!p) break;
-      *paths = p;
-    }
-    size_t n = strlen(dir) + len + 2;
-    char *s = malloc(n);
-    if (!s) break;
-    snprintf(s, n, "%s/%s", dir, e->d_name);
-    (*paths)[(*npaths)++] = s;
-  }
-  closedir(d);
-  if (*npaths > 1) qsort(*paths, (size_t)*npaths, sizeof(char *), cmp_str);
-  return CLI_OK;
-}
-
-static const char *const large_specs[] = {"lap3d:128", "lap3d27:100", "powerlaw:1048576:12"};
-
 static int bench_spmv(int argc, char **argv) {
   bench_run R;
   memset(&R, 0, sizeof R);
-  R.c.backend = COAL_BACKEND_AUTO, R.c.dtype = COAL_F64;
-  R.reps = 100, R.height = 8, R.json_first = 1, R.copy_gbps = NAN;
-  const char *dir = NULL;
-  int large = 0, rc = CLI_USAGE, ns = 0, npaths = 0;
-  char **paths = NULL;
-  cli_spec *specs = calloc((size_t)argc + 3, sizeof *specs);
-  if (!specs) return cli_fail(NULL, COAL_ERR_MEMORY, "bench");
+  cli_bench_opts *o = &R.o;
+  o->c.backend = COAL_BACKEND_AUTO, o->c.dtype = COAL_F64, o->reps = 100;
+  R.height = 8, R.json_first = 1, R.copy_gbps = NAN;
+  int rc = CLI_USAGE;
+  if (!(o->list.specs = calloc((size_t)argc + 3, sizeof(cli_spec))))
+    return cli_fail(NULL, COAL_ERR_MEMORY, "bench");
   for (int i = 1; i < argc; i++) {
     const char *v = NULL;
-    int r = cli_parse_common(argc, argv, &i, &R.c);
+    int r = cli_bench_opt(argc, argv, &i, o);
     if (r < 0) goto out;
     if (r > 0) continue;
-    if ((r = cli_opt_value(argc, argv, &i, "--reps", &v))) {
-      if (r < 0) goto out;
-      if (cli_parse_i64(v, &R.reps) || R.reps < 1 || R.reps > 1000000) {
-        cli_usage_error("--reps: '%s' is not an integer in 1..1000000", v);
-        goto out;
-      }
-    } else if ((r = cli_opt_value(argc, argv, &i, "--height", &v))) {
+    if ((r = cli_opt_value(argc, argv, &i, "--height", &v))) {
       if (r < 0) goto out;
       if (cli_parse_i64(v, &R.height) || R.height < 1 || R.height > 255) {
         cli_usage_error("--height: '%s' is not an integer in 1..255", v);
         goto out;
       }
-    } else if ((r = cli_opt_value(argc, argv, &i, "--matrices", &dir))) {
-      if (r < 0) goto out;
-    } else if ((r = cli_opt_value(argc, argv, &i, "--csv", &R.csv_path))) {
-      if (r < 0) goto out;
-    } else if ((r = cli_opt_value(argc, argv, &i, "--json", &R.json_path))) {
-      if (r < 0) goto out;
-    } else if (!strcmp(argv[i], "--large")) {
-      large = 1;
-    } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+    } else {
       cli_usage_error("bench spmv: unknown option '%s'", argv[i]);
       goto out;
-    } else {
-      if (cli_spec_parse(argv[i], &specs[ns]) != CLI_OK) goto out;
-      ns++;
     }
   }
-  if (ns == 0 && !dir && !large) {
+  if (o->list.n == 0 && !o->dir && !o->large) {
     cli_usage_error("bench spmv: no matrices (give SPECs, --matrices DIR or --large)");
     goto out;
   }
   rc = CLI_FAIL;
-  if (dir && scan_dir(dir, &paths, &npaths) != CLI_OK) goto out;
-  {
-    cli_spec *all = realloc(specs, sizeof *specs * ((size_t)ns + (size_t)npaths + 3));
-    if (!all) goto out;
-    specs = all;
-  }
-  int ns_args = ns;
-  for (int p = 0; p < npaths; p++) cli_spec_parse(paths[p], &specs[ns++]);
-  if (large)
-    for (int p = 0; p < 3; p++) cli_spec_parse(large_specs[p], &specs[ns++]);
-
-  if (cli_ctx_create(R.c.backend, &R.ctx) != CLI_OK || cli_ctx_create(COAL_BACKEND_HOST, &R.hctx))
+  if (cli_matrix_list_finish(&o->list, o->dir, o->large) != CLI_OK ||
+      cli_ctx_create(o->c.backend, &R.ctx) != CLI_OK ||
+      cli_ctx_create(COAL_BACKEND_HOST, &R.hctx) != CLI_OK ||
+      (o->csv_path && !(R.csv = cli_open_output(o->csv_path))) ||
+      (o->json_path && !(R.json = cli_open_output(o->json_path))))
     goto out;
-  if (R.csv_path && !(R.csv = fopen(R.csv_path, "w"))) {
-    fprintf(stderr, "coalesce: cannot write '%s': %s\n", R.csv_path, strerror(errno));
-    goto out;
-  }
-  if (R.json_path && !(R.json = fopen(R.json_path, "w"))) {
-    fprintf(stderr, "coalesce: cannot write '%s': %s\n", R.json_path, strerror(errno));
-    goto out;
-  }
-  int cuda = coal_ctx_backend(R.ctx) == COAL_BACKEND_CUDA;
-  if (cuda) {
-    coal_status st = coal_bench_copy_bandwidth(R.ctx, COPY_BYTES, &R.copy_gbps);
-    if (st) {
-      cli_fail(R.ctx, st, "copy bandwidth");
-      R.copy_gbps = NAN;
-      R.failed = 1;
-    }
+  int cuda = coal_ctx_backend(R.ctx) == COAL_BACKEND_CUDA, ns = o->list.n;
+  coal_status st;
+  if (cuda && (st = coal_bench_copy_bandwidth(R.ctx, COPY_BYTES, &R.copy_gbps))) {
+    cli_fail(R.ctx, st, "copy bandwidth");
+    R.copy_gbps = NAN, R.failed = 1;
   }
   char bw[32];
-  fmt_num(bw, sizeof bw, R.copy_gbps, "%.1f GB/s");
+  cli_fmt_num(bw, sizeof bw, R.copy_gbps, "%.1f GB/s");
+  const char *dev = coal_ctx_device_name(R.ctx), *be = coal_backend_name(coal_ctx_backend(R.ctx));
   printf("coalesce bench spmv: %d matri%s, backend %s (%s), %s, %lld reps after %d warm-up "
          "runs, FastLoad H=%lld\n",
-         ns, ns == 1 ? "x" : "ces", coal_backend_name(coal_ctx_backend(R.ctx)),
-         coal_ctx_device_name(R.ctx), cli_dtype_name(R.c.dtype), (long long)R.reps, BENCH_WARMUP,
-         (long long)R.height);
+         ns, ns == 1 ? "x" : "ces", be, dev, cli_dtype_name(o->c.dtype), (long long)o->reps,
+         BENCH_WARMUP, (long long)R.height);
   printf("copy bandwidth (256 MiB device copy, read + write): %s%s\n", bw,
          cuda ? "" : " (host backend: not measured)");
   if (R.csv)
@@ -570,26 +455,24 @@ static int bench_spmv(int argc, char **argv) {
                    "build_gather_per_spmv,height,reps\n");
   if (R.json) {
     fprintf(R.json, "{\"device\": ");
-    json_str(R.json, coal_ctx_device_name(R.ctx));
-    fprintf(R.json, ", \"backend\": \"%s\", \"dtype\": \"%s\", \"copy_gbps\": ",
-            coal_backend_name(coal_ctx_backend(R.ctx)), cli_dtype_name(R.c.dtype));
-    json_num(R.json, R.copy_gbps);
+    cli_json_str(R.json, dev);
+    fprintf(R.json, ", \"backend\": \"%s\", \"dtype\": \"%s\", \"copy_gbps\": ", be,
+            cli_dtype_name(o->c.dtype));
+    cli_json_num(R.json, R.copy_gbps);
     fprintf(R.json, ", \"reps\": %lld, \"warmup\": %d, \"height\": %lld,\n  \"matrices\": [",
-            (long long)R.reps, BENCH_WARMUP, (long long)R.height);
+            (long long)o->reps, BENCH_WARMUP, (long long)R.height);
   }
   for (int s = 0; s < ns; s++)
-    if (bench_matrix(&R, &specs[s], s >= ns_args && s < ns_args + npaths) != CLI_OK) R.failed = 1;
+    if (bench_matrix(&R, &o->list.specs[s], cli_matrix_list_from_dir(&o->list, s)) != CLI_OK)
+      R.failed = 1;
   if (R.json) fprintf(R.json, "\n  ]\n}\n");
   rc = R.failed ? CLI_FAIL : CLI_OK;
   if (R.failed) fprintf(stderr, "coalesce bench spmv: some kernels failed (see above)\n");
 out:
   if (R.csv && fclose(R.csv)) rc = CLI_FAIL;
   if (R.json && fclose(R.json)) rc = CLI_FAIL;
-  coal_ctx_destroy(&R.ctx);
-  coal_ctx_destroy(&R.hctx);
-  for (int p = 0; p < npaths; p++) free(paths[p]);
-  free(paths);
-  free(specs);
+  coal_ctx_destroy(&R.ctx), coal_ctx_destroy(&R.hctx);
+  cli_matrix_list_free(&o->list);
   return rc;
 }
 
