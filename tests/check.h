@@ -4,6 +4,7 @@
 #ifndef COAL_TEST_CHECK_H
 #define COAL_TEST_CHECK_H
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,60 @@ static inline const char *check_matrices_dir(void) {
 #else
   return (e && *e) ? e : "../shared/matrices";
 #endif
+}
+
+/* Short name of a path (what follows its last '/'), for messages. */
+static inline const char *check_basename(const char *path) {
+  const char *s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}
+
+static inline int check_path_cmp_(const void *a, const void *b) {
+  return strcmp(check_basename(*(char *const *)a), check_basename(*(char *const *)b));
+}
+
+/* Full paths of the *.mtx.gz files in check_matrices_dir(), sorted by file name: *paths gets a
+ * heap array of n + 1 entries, the last NULL, and n is returned. Two checks: the folder opens
+ * (if not, *paths is NULL, 0 is returned and the second check is not made), and it holds at
+ * least `min` files (min 1: not empty). Free with check_free_matrices(). */
+static inline int check_list_matrices(char ***paths, int min) {
+  const char *dir = check_matrices_dir();
+  *paths = NULL;
+  DIR *d = opendir(dir);
+  CHECK(d != NULL, "cannot open the matrix folder %s", dir);
+  if (!d) return 0;
+  size_t n = 0, cap = 1, dl = strlen(dir);
+  char **p = malloc(sizeof(char *) * cap);
+  if (!p) abort();
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    size_t l = strlen(e->d_name);
+    if (l <= 7 || strcmp(e->d_name + l - 7, ".mtx.gz")) continue;
+    if (n + 1 >= cap) {
+      cap *= 2;
+      p = realloc(p, sizeof(char *) * cap);
+      if (!p) abort();
+    }
+    char *s = malloc(dl + l + 2);
+    if (!s) abort();
+    memcpy(s, dir, dl);
+    s[dl] = '/';
+    memcpy(s + dl + 1, e->d_name, l + 1);
+    p[n++] = s;
+  }
+  closedir(d);
+  p[n] = NULL;
+  if (n > 1) qsort(p, n, sizeof(char *), check_path_cmp_);
+  CHECK((int)n >= min, "found %d .mtx.gz files in %s, expected at least %d", (int)n, dir, min);
+  *paths = p;
+  return (int)n;
+}
+
+/* Frees what check_list_matrices() returned (paths may be NULL). */
+static inline void check_free_matrices(char **paths, int n) {
+  if (!paths) return;
+  for (int i = 0; i < n; i++) free(paths[i]);
+  free(paths);
 }
 
 /* Relative difference ||a - b||_inf / max(||b||_inf, tiny); NaN in either gives +inf. */

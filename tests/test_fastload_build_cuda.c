@@ -13,7 +13,6 @@
 #include "check.h"
 #include "internal.h"
 
-#include <dirent.h>
 #include <stdint.h>
 
 static uint64_t seed_counter = 5000;
@@ -352,40 +351,18 @@ static coal_status make_host(coal_ctx ctx, gen_id id, coal_dtype dt, coal_mat *A
 }
 
 /* ---- shared matrices ---------------------------------------------------------------------- */
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void check_shared(coal_ctx hc, coal_ctx dc) {
-  const char *dir = check_matrices_dir();
-  DIR *d = opendir(dir);
-  CHECK(d != NULL, "cannot open the matrix folder %s", dir);
-  if (!d) return;
-  char **names = NULL;
-  size_t nn = 0;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    size_t l = strlen(e->d_name);
-    if (l > 7 && !strcmp(e->d_name + l - 7, ".mtx.gz")) {
-      names = realloc(names, sizeof(char *) * (nn + 1));
-      if (!names) abort();
-      names[nn++] = strdup(e->d_name);
-    }
-  }
-  closedir(d);
-  if (nn > 1) qsort(names, nn, sizeof(char *), cmp_str);
-  CHECK(nn > 0, "no .mtx.gz file in %s", dir);
+  char **paths;
+  int nn = check_list_matrices(&paths, 1);
+  if (!paths) return;
   int used = 0;
-  for (size_t i = 0; i < nn; i++) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+  for (int i = 0; i < nn; i++) {
+    const char *path = paths[i], *name = check_basename(path);
     coal_mat A64 = NULL;
     coal_status st = coal_mat_read_mm(hc, path, COAL_F64, &A64);
-    if (st == COAL_ERR_UNSUPPORTED) { /* complex values: not handled by this library */
-      free(names[i]);
+    if (st == COAL_ERR_UNSUPPORTED) /* complex values: not handled by this library */
       continue;
-    }
-    CHECK(st == COAL_SUCCESS, "%s: %s", names[i], coal_ctx_last_error(hc));
+    CHECK(st == COAL_SUCCESS, "%s: %s", name, coal_ctx_last_error(hc));
     for (int t = 0; A64 && t < 2; t++) {
       mat_pair M = {NULL, NULL};
       if (t == 0)
@@ -394,15 +371,14 @@ static void check_shared(coal_ctx hc, coal_ctx dc) {
         CHECK_OK(hc, coal_mat_convert(A64, COAL_F32, &M.h));
       if (M.h) CHECK_OK(dc, clone_on(dc, M.h, &M.d));
       if (M.h && M.d) {
-        check_pair(&M, names[i]);
+        check_pair(&M, name);
         used += t == 0;
       }
       pair_destroy(&M);
     }
     coal_mat_destroy(&A64);
-    free(names[i]);
   }
-  free(names);
+  check_free_matrices(paths, nn);
   printf("%d shared matrices compared\n", used);
 }
 

@@ -3,7 +3,6 @@
  * cases, and one check per malformed-input rule (code, file name and line in the message). */
 #include "check.h"
 
-#include <dirent.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -127,20 +126,13 @@ static void mpath(char *out, size_t n, const char *name) {
 }
 
 static void test_shared_matrices(void) {
-  DIR *d = opendir(check_matrices_dir());
-  CHECK(d != NULL, "cannot open %s", check_matrices_dir());
-  if (!d) return;
-  int files = 0;
-  struct dirent *de;
-  while ((de = readdir(d))) {
-    size_t l = strlen(de->d_name);
-    if (l < 8 || strcmp(de->d_name + l - 7, ".mtx.gz")) continue;
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", check_matrices_dir(), de->d_name);
-    files++;
+  char **paths;
+  int files = check_list_matrices(&paths, 53); /* 53 files in ../shared/matrices */
+  for (int f = 0; f < files; f++) {
+    const char *path = paths[f];
     coal_mat A = NULL;
     coal_status st = coal_mat_read_mm(ctx, path, COAL_F64, &A);
-    if (!strcmp(de->d_name, "mhd1280b.mtx.gz")) { /* the one complex Hermitian file */
+    if (!strcmp(check_basename(path), "mhd1280b.mtx.gz")) { /* the one complex Hermitian file */
       CHECK(st == COAL_ERR_UNSUPPORTED && strstr(coal_ctx_last_error(ctx), "complex"), "%s: %s",
             path, coal_ctx_last_error(ctx));
       continue;
@@ -160,8 +152,7 @@ static void test_shared_matrices(void) {
     free(t);
     coal_mat_destroy(&A);
   }
-  closedir(d);
-  CHECK(files >= 53, "found %d matrix files", files); /* 53 files in ../shared/matrices */
+  check_free_matrices(paths, files);
 }
 
 /* Counts after mirroring, from the diagonal counts of the files (n + 2 * strict lower). */

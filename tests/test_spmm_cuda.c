@@ -17,8 +17,6 @@
 #include "bench.h"
 #include "check.h"
 
-#include <dirent.h>
-
 #define CM COAL_COL_MAJOR
 #define RM COAL_ROW_MAJOR
 
@@ -425,48 +423,31 @@ static void check_cusparse(mat_pair *M, const char *name) {
 }
 
 /* ---- shared matrices ----------------------------------------------------------------------- */
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void check_shared(ctx_pair *C) {
-  const char *dir = check_matrices_dir();
-  DIR *d = opendir(dir);
-  CHECK(d != NULL, "cannot open the matrix folder %s", dir);
-  if (!d) return;
-  char *names[512];
-  int nn = 0;
-  struct dirent *e;
-  while ((e = readdir(d)) && nn < 512) {
-    size_t l = strlen(e->d_name);
-    if (l > 7 && !strcmp(e->d_name + l - 7, ".mtx.gz")) names[nn++] = strdup(e->d_name);
-  }
-  closedir(d);
-  qsort(names, (size_t)nn, sizeof(char *), cmp_str);
-  CHECK(nn > 0, "no .mtx.gz file in %s", dir);
+  char **paths;
+  int nn = check_list_matrices(&paths, 1);
+  if (!paths) return;
   int used = 0;
   for (int i = 0; i < nn; i++) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    const char *path = paths[i], *name = check_basename(path);
     for (int t = 0; t < 2; t++) {
       coal_dtype dt = t ? COAL_F32 : COAL_F64;
       mat_pair M = {NULL, NULL};
       coal_status sh = coal_mat_read_mm(C->h, path, dt, &M.h);
       coal_status sd = coal_mat_read_mm(C->d, path, dt, &M.d);
-      CHECK(sh == sd, "%s: host read %s, cuda read %s", names[i], coal_status_string(sh),
+      CHECK(sh == sd, "%s: host read %s, cuda read %s", name, coal_status_string(sh),
             coal_status_string(sd));
-      CHECK(sh == COAL_SUCCESS || sh == COAL_ERR_UNSUPPORTED, "%s: %s", names[i],
+      CHECK(sh == COAL_SUCCESS || sh == COAL_ERR_UNSUPPORTED, "%s: %s", name,
             coal_ctx_last_error(C->h));
       if (sh == COAL_SUCCESS && M.h && M.d) {
         /* fp64: k = 4 row-major, 33 mixed, 32 column-major; fp32: 8 (ld 9) and 16 row-major */
-        compare_cases(&M, names[i],
-                      t ? (1u << 7) | (1u << 8) : (1u << 3) | (1u << 12) | (1u << 10));
+        compare_cases(&M, name, t ? (1u << 7) | (1u << 8) : (1u << 3) | (1u << 12) | (1u << 10));
         used += t == 0;
       }
       pair_destroy(&M);
     }
-    free(names[i]);
   }
+  check_free_matrices(paths, nn);
   printf("%d shared matrices compared\n", used);
 }
 

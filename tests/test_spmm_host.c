@@ -7,8 +7,6 @@
 #include "internal.h"
 #include "spmm.h"
 
-#include <dirent.h>
-
 #define CM COAL_COL_MAJOR
 #define RM COAL_ROW_MAJOR
 
@@ -473,28 +471,11 @@ static void test_api(coal_ctx ctx) {
   coal_mat_destroy(&A), coal_mat_destroy(&A32);
 }
 
-static int name_cmp(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void test_files(coal_ctx ctx) {
-  const char *dir = check_matrices_dir();
-  DIR *d = opendir(dir);
-  CHECK(d != NULL, "cannot open matrices folder %s", dir);
-  if (!d) return;
-  char *names[512];
-  int nf = 0;
-  struct dirent *de;
-  while ((de = readdir(d)) && nf < 512) {
-    size_t l = strlen(de->d_name);
-    if (l > 7 && !strcmp(de->d_name + l - 7, ".mtx.gz")) names[nf++] = strdup(de->d_name);
-  }
-  closedir(d);
-  qsort(names, (size_t)nf, sizeof(char *), name_cmp);
-  CHECK(nf > 0, "no matrices in %s", dir);
+  char **paths;
+  int nf = check_list_matrices(&paths, 1);
   for (int i = 0; i < nf; i++) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    const char *path = paths[i], *name = check_basename(path);
     for (int dt = 0; dt < 2; dt++) {
       coal_mat A = NULL;
       coal_status st = coal_mat_read_mm(ctx, path, (coal_dtype)dt, &A);
@@ -504,13 +485,13 @@ static void test_files(coal_ctx ctx) {
       /* every case on small matrices; fewer, and smaller k, as they grow (run time) */
       unsigned cases = A->nnz <= 5000 ? 0x3feu : A->nnz <= 50000 ? 0x4au : 0x0au;
       if (dt == COAL_F64)
-        check_mat(A, names[i], cases, 0x08u, 2);
+        check_mat(A, name, cases, 0x08u, 2);
       else
-        check_mat(A, names[i], A->nnz <= 50000 ? 0x44u : 0x10u, 0, 1);
+        check_mat(A, name, A->nnz <= 50000 ? 0x44u : 0x10u, 0, 1);
       coal_mat_destroy(&A);
     }
-    free(names[i]);
   }
+  check_free_matrices(paths, nf);
 }
 
 int main(void) {

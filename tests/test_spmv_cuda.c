@@ -13,7 +13,6 @@
 #include "check.h"
 #include "internal.h"
 
-#include <dirent.h>
 #include <stdint.h>
 
 static uint64_t seed_counter = 1000;
@@ -409,54 +408,33 @@ static void check_out_of_memory(ctx_pair *C) {
 }
 
 /* ---- shared matrices ----------------------------------------------------------------------- */
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void check_shared(ctx_pair *C) {
-  const char *dir = check_matrices_dir();
-  DIR *d = opendir(dir);
-  CHECK(d != NULL, "cannot open the matrix folder %s", dir);
-  if (!d) return;
-  char **names = NULL;
-  size_t nn = 0;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    size_t l = strlen(e->d_name);
-    if (l > 7 && !strcmp(e->d_name + l - 7, ".mtx.gz")) {
-      names = realloc(names, sizeof(char *) * (nn + 1));
-      if (!names) abort();
-      names[nn++] = strdup(e->d_name);
-    }
-  }
-  closedir(d);
-  qsort(names, nn, sizeof(char *), cmp_str);
-  CHECK(nn > 0, "no .mtx.gz file in %s", dir);
+  char **paths;
+  int nn = check_list_matrices(&paths, 1);
+  if (!paths) return;
   int used = 0;
-  for (size_t i = 0; i < nn; i++) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+  for (int i = 0; i < nn; i++) {
+    const char *path = paths[i], *name = check_basename(path);
     for (int t = 0; t < 2; t++) {
       coal_dtype dt = t ? COAL_F32 : COAL_F64;
       mat_pair M = {NULL, NULL};
       coal_status sh = coal_mat_read_mm(C->h, path, dt, &M.h);
       coal_status sd = coal_mat_read_mm(C->d, path, dt, &M.d);
-      CHECK(sh == sd, "%s: host read %s, cuda read %s", names[i], coal_status_string(sh),
+      CHECK(sh == sd, "%s: host read %s, cuda read %s", name, coal_status_string(sh),
             coal_status_string(sd));
       if (sh == COAL_ERR_UNSUPPORTED) { /* complex values: not handled by this library */
         pair_destroy(&M);
         continue;
       }
-      CHECK(sh == COAL_SUCCESS, "%s: %s", names[i], coal_ctx_last_error(C->h));
+      CHECK(sh == COAL_SUCCESS, "%s: %s", name, coal_ctx_last_error(C->h));
       if (M.h && M.d) {
-        compare_all(&M, names[i]);
+        compare_all(&M, name);
         used += t == 0;
       }
       pair_destroy(&M);
     }
-    free(names[i]);
   }
-  free(names);
+  check_free_matrices(paths, nn);
   printf("%d shared matrices compared\n", used);
 }
 

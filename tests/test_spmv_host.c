@@ -5,8 +5,6 @@
 #include "internal.h"
 #include "spmv.h"
 
-#include <dirent.h>
-
 static uint64_t seed_counter = 1;
 
 /* Relative tolerance against the csr-vector result. */
@@ -236,38 +234,21 @@ static void test_laplace(coal_ctx ctx, int32_t n) {
   coo_check(ctx, "laplace3d", n * n * n, n * n * n, &c);
 }
 
-static int name_cmp(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void test_files(coal_ctx ctx) {
-  const char *dir = check_matrices_dir();
-  DIR *d = opendir(dir);
-  CHECK(d != NULL, "cannot open matrices folder %s", dir);
-  if (!d) return;
-  char *names[512];
-  int nf = 0;
-  struct dirent *de;
-  while ((de = readdir(d)) && nf < 512) {
-    size_t l = strlen(de->d_name);
-    if (l > 7 && !strcmp(de->d_name + l - 7, ".mtx.gz")) names[nf++] = strdup(de->d_name);
-  }
-  closedir(d);
-  qsort(names, (size_t)nf, sizeof(char *), name_cmp);
-  CHECK(nf > 0, "no matrices in %s", dir);
+  char **paths;
+  int nf = check_list_matrices(&paths, 1);
   for (int i = 0; i < nf; i++) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    const char *path = paths[i], *name = check_basename(path);
     for (int dt = 0; dt < 2; dt++) {
       coal_mat A = NULL;
       coal_status st = coal_mat_read_mm(ctx, path, (coal_dtype)dt, &A);
       if (st == COAL_ERR_UNSUPPORTED) break; /* complex */
       CHECK(st == COAL_SUCCESS, "read %s: %s", path, coal_ctx_last_error(ctx));
-      if (A) check_mat(A, names[i], dt == COAL_F64);
+      if (A) check_mat(A, name, dt == COAL_F64);
       coal_mat_destroy(&A);
     }
-    free(names[i]);
   }
+  check_free_matrices(paths, nf);
 }
 
 int main(void) {
