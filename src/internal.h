@@ -249,6 +249,11 @@ struct coal_bvec_s {
   void *data;
 };
 
+/* Index of `name` in names[0..n), or -1. */
+int coal_name_lookup(const char *const *names, int n, const char *name);
+/* Longest row of A, computed once and cached (the structure never changes). */
+int32_t coal_mat_max_row_len(coal_mat A);
+
 /* Monotonic clock in seconds (build timings). */
 double coal_now_seconds(void);
 /* Stable sort of lanes 0..n-1 by entry count ptr[l+1]-ptr[l], descending: perm[s] is the lane

@@ -394,3 +394,13 @@ coal_status coal_mat_fastload_stats(coal_mat A, int transposed, coal_fastload_st
   st->build_seconds = f->build_seconds;
   return COAL_SUCCESS;
 }
+
+int32_t coal_mat_max_row_len(coal_mat A) {
+  if (A->max_row_len < 0) {
+    int32_t m = 0;
+    for (int32_t i = 0; i < A->nrows; i++)
+      if (A->rowptr[i + 1] - A->rowptr[i] > m) m = A->rowptr[i + 1] - A->rowptr[i];
+    A->max_row_len = m;
+  }
+  return A->max_row_len;
+}

@@ -2,8 +2,6 @@
  * (coal_ops(ctx)->spmm[kernel]). */
 #include "backend.h"
 
-#include <string.h>
-
 static const char *const kernel_names[COAL_SPMM_NKERNELS] = {"auto", "swift", "rowsplit", "merge"};
 
 const char *coal_spmm_kernel_name(coal_spmm_kernel k) {
@@ -11,13 +9,10 @@ const char *coal_spmm_kernel_name(coal_spmm_kernel k) {
 }
 
 coal_status coal_spmm_kernel_parse(const char *name, coal_spmm_kernel *k) {
-  if (!name || !k) return COAL_ERR_ARG;
-  for (int i = 0; i < COAL_SPMM_NKERNELS; i++)
-    if (!strcmp(name, kernel_names[i])) {
-      *k = (coal_spmm_kernel)i;
-      return COAL_SUCCESS;
-    }
-  return COAL_ERR_ARG;
+  int i = coal_name_lookup(kernel_names, COAL_SPMM_NKERNELS, name);
+  if (i < 0 || !k) return COAL_ERR_ARG;
+  *k = (coal_spmm_kernel)i;
+  return COAL_SUCCESS;
 }
 
 /* Selection, O(1) after the first call (the longest row is computed once per matrix).
@@ -42,20 +37,10 @@ coal_status coal_spmm_kernel_parse(const char *name, coal_spmm_kernel *k) {
 #define SPMM_SWIFT_MIN_K    32
 #define SPMM_SWIFT_MIN_NNZ  (1 << 20)
 
-static int32_t spmm_max_row_len(coal_mat A) {
-  if (A->max_row_len < 0) {
-    int32_t m = 0;
-    for (int32_t i = 0; i < A->nrows; i++)
-      if (A->rowptr[i + 1] - A->rowptr[i] > m) m = A->rowptr[i + 1] - A->rowptr[i];
-    A->max_row_len = m;
-  }
-  return A->max_row_len;
-}
-
 coal_spmm_kernel coal_spmm_select(coal_mat A, int64_t k, coal_layout layout) {
   if (!A || A->ctx->backend != COAL_BACKEND_CUDA) return COAL_SPMM_ROWSPLIT;
   const double mean = A->nrows > 0 ? (double)A->nnz / (double)A->nrows : 0.0;
-  const int32_t mx = spmm_max_row_len(A);
+  const int32_t mx = coal_mat_max_row_len(A);
   if (SPMM_HUB(mean, mx)) return COAL_SPMM_MERGE;
   if (layout == COAL_COL_MAJOR && k >= SPMM_SWIFT_MIN_K && A->nnz >= SPMM_SWIFT_MIN_NNZ)
     return COAL_SPMM_SWIFT;

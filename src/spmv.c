@@ -1,8 +1,6 @@
 /* SpMV front end: argument checks, kernel selection, dispatch to the backend's op. */
 #include "backend.h"
 
-#include <string.h>
-
 static const char *const kernel_names[COAL_SPMV_NKERNELS] = {"auto", "csr-vector", "csr-merge",
                                                              "fastload", "fastload-t"};
 
@@ -11,13 +9,10 @@ const char *coal_spmv_kernel_name(coal_spmv_kernel k) {
 }
 
 coal_status coal_spmv_kernel_parse(const char *name, coal_spmv_kernel *k) {
-  if (!name || !k) return COAL_ERR_ARG;
-  for (int i = 0; i < COAL_SPMV_NKERNELS; i++)
-    if (!strcmp(name, kernel_names[i])) {
-      *k = (coal_spmv_kernel)i;
-      return COAL_SUCCESS;
-    }
-  return COAL_ERR_ARG;
+  int i = coal_name_lookup(kernel_names, COAL_SPMV_NKERNELS, name);
+  if (i < 0 || !k) return COAL_ERR_ARG;
+  *k = (coal_spmv_kernel)i;
+  return COAL_SUCCESS;
 }
 
 /* Selection, from two statistics (nnz and the longest row, computed once per matrix).
@@ -37,21 +32,11 @@ coal_status coal_spmv_kernel_parse(const char *name, coal_spmv_kernel *k) {
  * The host backend uses the plain row loop. */
 #define COAL_SPMV_SMALL_NNZ (1 << 19)
 
-static int32_t max_row_len(coal_mat A) {
-  if (A->max_row_len < 0) {
-    int32_t m = 0;
-    for (int32_t i = 0; i < A->nrows; i++)
-      if (A->rowptr[i + 1] - A->rowptr[i] > m) m = A->rowptr[i + 1] - A->rowptr[i];
-    A->max_row_len = m;
-  }
-  return A->max_row_len;
-}
-
 coal_spmv_kernel coal_spmv_select(coal_mat A) {
   if (!A || A->ctx->backend != COAL_BACKEND_CUDA) return COAL_SPMV_CSR_VECTOR;
   if (A->nnz > COAL_SPMV_SMALL_NNZ) return COAL_SPMV_FASTLOAD_T;
   double mean = A->nrows ? (double)A->nnz / (double)A->nrows : 0.0;
-  if ((double)max_row_len(A) > 32.0 * mean + 256.0)
+  if ((double)coal_mat_max_row_len(A) > 32.0 * mean + 256.0)
     return A->dtype == COAL_F64 ? COAL_SPMV_FASTLOAD : COAL_SPMV_CSR_MERGE;
   return COAL_SPMV_CSR_VECTOR;
 }

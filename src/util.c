@@ -1,6 +1,7 @@
 /* Small helpers shared by the format builders. */
 #include "internal.h"
 
+#include <string.h>
 #include <time.h>
 
 double coal_now_seconds(void) {
@@ -27,4 +28,11 @@ coal_status coal_sort_by_count_desc(coal_ctx ctx, int32_t n, const int32_t *ptr,
   for (int32_t l = 0; l < n; l++) perm[start[ptr[l + 1] - ptr[l]]++] = l;
   coal_free(start);
   return COAL_SUCCESS;
+}
+
+int coal_name_lookup(const char *const *names, int n, const char *name) {
+  if (!name) return -1;
+  for (int i = 0; i < n; i++)
+    if (!strcmp(name, names[i])) return i;
+  return -1;
 }
