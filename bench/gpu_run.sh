@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on a lent GPU machine (H100/H200): build for sm_90, CUDA + host suites,
 # compute-sanitizer (memcheck, racecheck) on the CUDA suite, then the SpMV benchmark.
-#   bench/gpu_run.sh [what...]   what: build tests sanitize bench spmm (default: all)
+#   bench/gpu_run.sh [what...]   what: build tests sanitize bench spmm solve (default: all)
 # Matrices are read from $COALESCE_MATRICES (default .devdata/matrices, a git-ignored copy
 # of ../shared/matrices that travels with the working tree). Logs go to $OUT.
 set -uo pipefail
@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/coal-out}
 mkdir -p "$OUT"
 export COALESCE_MATRICES=${COALESCE_MATRICES:-$PWD/.devdata/matrices}
-what=${*:-build tests sanitize bench spmm}
+what=${*:-build tests sanitize bench spmm solve}
 B=build-gpu
 rc=0
 if [[ $what == *build* ]]; then
@@ -28,15 +28,17 @@ if [[ $what == *sanitize* ]]; then
   # the tests ask for an absurd allocation on purpose: API errors are expected, not reported
   cs="compute-sanitizer --report-api-errors no --error-exitcode 3"
   for t in $B/tests/test_spmv_cuda $B/tests/test_spmm_cuda $B/tests/test_fastload_build_cuda \
-    $B/tests/test_core; do
+    $B/tests/test_core $B/tests/test_blas_cuda $B/tests/test_solvers_cuda; do
     n=$(basename $t)
-    $cs --tool memcheck --leak-check full $t >/tmp/cs.log 2>&1 || rc=1
+    COALESCE_TEST_QUICK=1 $cs --tool memcheck --leak-check full $t >/tmp/cs.log 2>&1 || rc=1
     echo "memcheck $n: $(tail -1 /tmp/cs.log)" | tee -a "$OUT/sanitize.log"
     tail -5 /tmp/cs.log >>"$OUT/sanitize.log"
   done
   for tool in racecheck synccheck; do
-    $cs --tool $tool $B/tests/test_spmv_cuda >/tmp/cs.log 2>&1 || rc=1
-    echo "$tool test_spmv_cuda: $(tail -1 /tmp/cs.log)" | tee -a "$OUT/sanitize.log"
+    for t in test_spmv_cuda test_blas_cuda; do
+      COALESCE_TEST_QUICK=1 $cs --tool $tool $B/tests/$t >/tmp/cs.log 2>&1 || rc=1
+      echo "$tool $t: $(tail -1 /tmp/cs.log)" | tee -a "$OUT/sanitize.log"
+    done
   done
   # the Swift and merge SpMM kernels share data through shared memory: racecheck them
   COALESCE_TEST_QUICK=1 $cs --tool racecheck $B/tests/test_spmm_cuda >/tmp/cs.log 2>&1 || rc=1
@@ -52,5 +54,12 @@ if [[ $what == *spmm* ]]; then
   $B/coalesce bench spmm --large --k ${SPMM_K:-1,8,32,128} --layout ${SPMM_LAYOUT:-row} \
     >"$OUT/bench_spmm.txt" 2>&1 || rc=1
   tail -60 "$OUT/bench_spmm.txt"
+fi
+if [[ $what == *solve* ]]; then
+  $B/coalesce demo >"$OUT/demo.txt" 2>&1 || rc=1
+  cat "$OUT/demo.txt"
+  $B/coalesce bench solve --large ${SOLVE_EXTRA:-} --nrhs ${SOLVE_K:-32} --csv "$OUT/solve.csv" \
+    >"$OUT/bench_solve.txt" 2>&1 || rc=1
+  cat "$OUT/bench_solve.txt"
 fi
 exit $rc

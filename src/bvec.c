@@ -33,9 +33,26 @@ coal_status coal_bvec_create(coal_ctx ctx, int64_t n, int64_t k, coal_dtype dtyp
   return COAL_SUCCESS;
 }
 
+coal_status coal_bvec_view(coal_ctx ctx, int64_t n, int64_t k, coal_dtype dtype,
+                           coal_layout layout, int64_t ld, void *data, coal_bvec *out) {
+  if (!ctx) return COAL_ERR_ARG;
+  COAL_CHECK(ctx, out && (data || n * k == 0), COAL_ERR_ARG, "NULL view argument");
+  int64_t tight = layout == COAL_COL_MAJOR ? n : k;
+  if (ld == 0) ld = tight > 0 ? tight : 1;
+  COAL_CHECK(ctx, n >= 0 && k >= 0 && ld >= tight, COAL_ERR_ARG, "bad view %lld x %lld, ld %lld",
+             (long long)n, (long long)k, (long long)ld);
+  coal_bvec X;
+  COAL_CALL(coal_calloc(ctx, sizeof *X, (void **)&X));
+  X->ctx = ctx, X->n = n, X->k = k, X->ld = ld, X->dtype = dtype, X->layout = layout;
+  X->loc = ctx->backend == COAL_BACKEND_CUDA ? COAL_MEM_DEVICE : COAL_MEM_HOST;
+  X->data = data, X->view = 1;
+  *out = X;
+  return COAL_SUCCESS;
+}
+
 coal_status coal_bvec_destroy(coal_bvec *X) {
   if (!X || !*X) return COAL_SUCCESS;
-  coal_ops((*X)->ctx)->release((*X)->ctx, (*X)->data);
+  if (!(*X)->view) coal_ops((*X)->ctx)->release((*X)->ctx, (*X)->data);
   coal_free(*X);
   *X = NULL;
   return COAL_SUCCESS;

@@ -33,6 +33,7 @@ typedef enum {
   COAL_ERR_CUDA = 9,          /* CUDA, cuBLAS or cuSPARSE call failed */
   COAL_ERR_OVERFLOW = 10,     /* sizes beyond the supported index range */
   COAL_ERR_STATE = 11,        /* object in the wrong state for this call */
+  COAL_ERR_NOT_SPD = 12,      /* the solver needs a symmetric positive definite operator */
 } coal_status;
 
 typedef enum {
@@ -223,6 +224,80 @@ coal_status coal_spmm(coal_mat A, coal_spmm_kernel kernel, double alpha, coal_bv
 coal_spmm_kernel coal_spmm_select(coal_mat A, int64_t k, coal_layout layout);
 /* Swift tuning: block height limit (1..32, default 8). Drops the cached Swift format. */
 coal_status coal_mat_set_swift_height(coal_mat A, int height);
+
+/* ---- solvers: CG and Block-CG for A X = B (A symmetric positive definite, fp64) ---------- *
+ * A solver object belongs to one matrix. Setup checks that A is square, fp64 and symmetric
+ * (values equal to 1e-12 relative, else COAL_ERR_NOT_SPD) and builds the preconditioner;
+ * solve runs on A's backend, every column of B at once (Block-CG) or one after the other
+ * (CG). Column j has converged when ||b_j - A x_j|| <= max(rtol ||b_j||, atol) (2-norm, the
+ * recursively updated residual during the iteration; the reported norm is the true one,
+ * recomputed at the end). A zero column b_j has the solution x_j = 0 and converges at once.
+ * Failures of the method (an indefinite operator, a breakdown, the iteration limit) are not
+ * errors: coal_solver_solve returns COAL_SUCCESS and each column carries its reason. */
+typedef enum { COAL_METHOD_CG = 0, COAL_METHOD_BLOCKCG = 1 } coal_method;
+typedef enum {
+  COAL_PC_NONE = 0,
+  COAL_PC_JACOBI = 1, /* z = D^-1 r; needs a positive diagonal (else COAL_ERR_NOT_SPD) */
+  COAL_PC_USER = 2,   /* set with coal_solver_set_pc_user */
+} coal_pc_type;
+typedef enum {
+  COAL_SOLVE_CONVERGED = 0,
+  COAL_SOLVE_ITERATION_LIMIT = 1,
+  COAL_SOLVE_BREAKDOWN = 2, /* a non-finite value or a search space that collapsed */
+  COAL_SOLVE_NOT_SPD = 3,   /* p^T A p <= 0 (or P^T A P not positive definite) was met */
+  COAL_SOLVE_DIVERGED = 4,  /* residual grew beyond 1e10 times its start */
+  COAL_SOLVE_STOPPED = 5,   /* the monitor asked to stop */
+  COAL_SOLVE_NOT_RUN = 6,
+} coal_solve_reason;
+
+typedef struct {
+  coal_solve_reason reason;
+  int iterations;     /* iterations that updated this column */
+  double resnorm;     /* true residual ||b - A x|| at the end */
+  double rhsnorm;     /* ||b|| */
+  double rec_resnorm; /* the solver's recursive residual norm at its last check */
+} coal_solve_info;
+
+typedef struct coal_solver_s *coal_solver;
+
+/* Default CG convergence-check interval (see bench/RESULTS.md for the measurement). */
+#define COAL_CG_CHECK_EVERY 8
+
+/* Monitor: called at each convergence check with the iteration number and the residual
+ * norms of all k columns (a retired column keeps its last value). Return nonzero to stop. */
+typedef int (*coal_monitor_fn)(void *user, int iteration, int64_t k, const double *resnorms);
+/* User preconditioner: Z = M^-1 R for a block of columns (n x m, row-major, in the backend's
+ * memory; m changes as columns converge). Must be SPD for CG. */
+typedef coal_status (*coal_pc_apply_fn)(void *user, coal_bvec R, coal_bvec Z);
+
+const char *coal_solve_reason_name(coal_solve_reason r);
+const char *coal_method_name(coal_method m);
+const char *coal_pc_name(coal_pc_type p);
+/* Parse "cg" / "blockcg" and "none" / "jacobi". */
+coal_status coal_method_parse(const char *name, coal_method *m);
+coal_status coal_pc_parse(const char *name, coal_pc_type *p);
+
+coal_status coal_solver_create(coal_mat A, coal_solver *S);
+coal_status coal_solver_destroy(coal_solver *S);
+coal_status coal_solver_set_method(coal_solver S, coal_method m); /* default Block-CG */
+/* rtol >= 0, atol >= 0 (not both 0), maxit >= 0. Defaults 1e-8, 0, 10000. */
+coal_status coal_solver_set_tolerances(coal_solver S, double rtol, double atol, int maxit);
+coal_status coal_solver_set_pc(coal_solver S, coal_pc_type pc); /* default none */
+coal_status coal_solver_set_pc_user(coal_solver S, coal_pc_apply_fn apply, void *user);
+coal_status coal_solver_set_monitor(coal_solver S, coal_monitor_fn fn, void *user);
+/* CG: check convergence every `every` iterations (one host synchronisation each); default
+ * COAL_CG_CHECK_EVERY. Block-CG checks every iteration. */
+coal_status coal_solver_set_check_every(coal_solver S, int every);
+/* Builds the preconditioner and checks A (called by solve when not done). */
+coal_status coal_solver_setup(coal_solver S);
+/* Solves A X = B. B and X are n x k blocks in A's context (any layout); X holds the initial
+ * guess on entry and the solution on return. */
+coal_status coal_solver_solve(coal_solver S, coal_bvec B, coal_bvec X);
+/* Result of column j of the last solve. */
+coal_status coal_solver_get_info(coal_solver S, int64_t j, coal_solve_info *info);
+/* Iterations of the last solve (Block-CG: block iterations; CG: the sum over columns). */
+int coal_solver_iterations(coal_solver S);
+
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,6 @@
 /* Built when the CUDA backend is not compiled: every CUDA op answers "not compiled". */
 #include "backend.h"
+#include "../kernels/blas.h"
 
 int coal_cuda_compiled(void) { return 0; }
 int coal_cuda_device_count(void) { return 0; }
@@ -46,4 +47,53 @@ const coal_backend_ops coal_cuda_ops = {
     .mat_release = nc_mat_release,
     .spmv = {NULL, nc_spmv, nc_spmv, nc_spmv, nc_spmv},
     .spmm = {NULL, nc_spmm, nc_spmm, nc_spmm},
+};
+
+static coal_status nc_gram(coal_ctx ctx, int64_t n, int64_t p, int64_t q, const double *X,
+                           int64_t ldx, const double *Y, int64_t ldy, double *G, int64_t ldg) {
+  (void)n, (void)p, (void)q, (void)X, (void)ldx, (void)Y, (void)ldy, (void)G, (void)ldg;
+  return NC(ctx);
+}
+static coal_status nc_gemm(coal_ctx ctx, int64_t n, int64_t p, int64_t q, double a,
+                           const double *X, int64_t ldx, const double *C, int64_t ldc, double beta,
+                           double *Y, int64_t ldy) {
+  (void)n, (void)p, (void)q, (void)a, (void)X, (void)ldx, (void)C, (void)ldc, (void)beta, (void)Y,
+      (void)ldy;
+  return NC(ctx);
+}
+static coal_status nc_dscale(coal_ctx ctx, int64_t n, int64_t k, const double *d, const double *X,
+                             int64_t ldx, double *Y, int64_t ldy, double *nrm2) {
+  (void)n, (void)k, (void)d, (void)X, (void)ldx, (void)Y, (void)ldy, (void)nrm2;
+  return NC(ctx);
+}
+static coal_status nc_copy_cols(coal_ctx ctx, int64_t n, int64_t q, const double *X,
+                                coal_layout lx, int64_t ldx, const int32_t *xc, double *Y,
+                                coal_layout ly, int64_t ldy, const int32_t *yc) {
+  (void)n, (void)q, (void)X, (void)lx, (void)ldx, (void)xc, (void)Y, (void)ly, (void)ldy, (void)yc;
+  return NC(ctx);
+}
+static coal_status nc_cg_dot(coal_ctx ctx, int64_t n, const double *x, const double *y, double *sc,
+                             int slot) {
+  (void)n, (void)x, (void)y, (void)sc, (void)slot;
+  return NC(ctx);
+}
+static coal_status nc_cg_xr(coal_ctx ctx, int64_t n, double *sc, int par, double *x, double *r,
+                            const double *p, const double *q, const double *dinv) {
+  (void)n, (void)sc, (void)par, (void)x, (void)r, (void)p, (void)q, (void)dinv;
+  return NC(ctx);
+}
+static coal_status nc_cg_p(coal_ctx ctx, int64_t n, const double *sc, int par, double *p,
+                           const double *r, const double *dinv) {
+  (void)n, (void)sc, (void)par, (void)p, (void)r, (void)dinv;
+  return NC(ctx);
+}
+
+const coal_blas_ops coal_blas_cuda = {
+    .gram = nc_gram,
+    .gemm = nc_gemm,
+    .dscale = nc_dscale,
+    .copy_cols = nc_copy_cols,
+    .cg_dot = nc_cg_dot,
+    .cg_update_xr = nc_cg_xr,
+    .cg_update_p = nc_cg_p,
 };

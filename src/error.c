@@ -19,6 +19,7 @@ const char *coal_status_string(coal_status s) {
   case COAL_ERR_CUDA: return "CUDA library error";
   case COAL_ERR_OVERFLOW: return "size beyond the supported index range";
   case COAL_ERR_STATE: return "object in the wrong state";
+  case COAL_ERR_NOT_SPD: return "operator not symmetric positive definite";
   }
   return "unknown status";
 }

@@ -137,7 +137,9 @@ static coal_status gen_stencil(coal_ctx ctx, int64_t nx, int64_t ny, int64_t nz,
         rp[row + 1] = (int32_t)p;
       }
     }
-  return coal_mat_wrap_csr(ctx, (int32_t)n, (int32_t)n, rp, ci, v, dtype, A);
+  COAL_CALL(coal_mat_wrap_csr(ctx, (int32_t)n, (int32_t)n, rp, ci, v, dtype, A));
+  (*A)->symmetric = 1; /* symmetric stencils (solver setup then skips its check) */
+  return COAL_SUCCESS;
 }
 
 coal_status coal_gen_laplace2d(coal_ctx ctx, int64_t nx, int64_t ny, coal_dtype dtype,
@@ -489,7 +491,9 @@ coal_status coal_gen_random_spd(coal_ctx ctx, int64_t n, double mean_degree, uin
     start = end;
     rp[i + 1] = (int32_t)w;
   }
-  return coal_mat_wrap_csr(ctx, (int32_t)n, (int32_t)n, rp, ci, v, dtype, A);
+  COAL_CALL(coal_mat_wrap_csr(ctx, (int32_t)n, (int32_t)n, rp, ci, v, dtype, A));
+  (*A)->symmetric = 1;
+  return COAL_SUCCESS;
 fail:
   coal_free(kdeg), coal_free(partner), coal_free(cnt);
   coal_free(rp), coal_free(ci), coal_free(v);

@@ -129,6 +129,8 @@ struct coal_mat_s {
   void *values;    /* [nnz] dtype */
   unsigned valid;  /* COAL_MEM_* where the values are current */
   uint64_t state;  /* bumped on every value change */
+  int symmetric;   /* 1: known exactly symmetric (generator, symmetric Matrix Market file);
+                      0: unknown. Cleared when the values change. */
   int fastload_height;
   int32_t max_row_len; /* longest row, -1 until computed (structure never changes) */
   coal_fastload *fl;   /* scatter format (lanes = columns), built lazily */
@@ -247,7 +249,13 @@ struct coal_bvec_s {
   coal_layout layout;
   unsigned loc; /* COAL_MEM_HOST or COAL_MEM_DEVICE */
   void *data;
+  int view; /* 1: data belongs to someone else (coal_bvec_view); destroy leaves it */
 };
+
+/* A block object over existing storage in the context's memory space (no copy, no
+ * ownership): the solvers hand parts of their workspaces to SpMM and to preconditioners. */
+coal_status coal_bvec_view(coal_ctx ctx, int64_t n, int64_t k, coal_dtype dtype,
+                           coal_layout layout, int64_t ld, void *data, coal_bvec *X);
 
 /* Index of `name` in names[0..n), or -1. */
 int coal_name_lookup(const char *const *names, int n, const char *name);

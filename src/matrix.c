@@ -223,6 +223,7 @@ coal_status coal_mat_set_values(coal_mat A, const void *values) {
   if (!A) return COAL_ERR_ARG;
   COAL_CHECK(A->ctx, values || A->nnz == 0, COAL_ERR_ARG, "NULL values");
   if (A->nnz) memcpy(A->values, values, coal_dtype_size(A->dtype) * (size_t)A->nnz);
+  A->symmetric = 0;
   coal_mat_invalidate(A);
   return COAL_SUCCESS;
 }

@@ -153,6 +153,7 @@ coal_status coal_mat_read_mm_buffer(coal_ctx ctx, const char *name, const char *
   coal_status st = COAL_SUCCESS;
   if (mm.format == COAL_MM_ARRAY) st = array_to_coo(ctx, name, &mm);
   if (!st) st = coal_csr_from_coo(ctx, mm.nrows, mm.ncols, mm.n, mm.ri, mm.ci, mm.v, dtype, A);
+  if (!st && mm.symmetry == COAL_MM_SYMMETRIC) (*A)->symmetric = 1; /* mirrored exactly */
   coal_mm_free(&mm);
   return st;
 }

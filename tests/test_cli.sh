@@ -78,12 +78,50 @@ expect info-gen "$tmp/out" 'empty +0 rows, 0 columns'
 expect info-gen "$tmp/out" '512 x 512, 3200 nonzeros, f32'
 
 # ---- demo --------------------------------------------------------------------------------
-run demo 0 "$BIN" demo --backend host --n 16
-expect demo "$tmp/out" '16\^3 grid: 4096 rows, 27136 nonzeros, f64'
+run demo 0 "$BIN" demo --backend host --n 12 --nrhs 4
+expect demo "$tmp/out" '12\^3 grid: 1728 rows, 11232 nonzeros'
 expect demo "$tmp/out" 'backend +host'
-expect demo "$tmp/out" 'us per SpMV'
-expect demo "$tmp/out" 'GB/s effective'
-expect demo "$tmp/out" 'relative error .*: ok$'
+expect demo "$tmp/out" 'Block-CG +[0-9.]+ s .* block iterations, largest'
+expect demo "$tmp/out" 'CG +[0-9.]+ s for 4 solves'
+expect demo "$tmp/out" 'every column reached the tolerance'
+expect demo "$tmp/out" 'speed-up +[0-9.]+x'
+
+# ---- solve -------------------------------------------------------------------------------
+# B as an array file with 2 columns: column 1 = column 0, so Block-CG must drop a direction
+bfile="$tmp/b.mtx"
+{ echo '%%MatrixMarket matrix array real general'; echo '216 2'
+  for c in 0 1; do for i in $(seq 1 216); do echo "$(( (i * 37) % 11 - 5 )).5"; done; done; } >"$bfile"
+run solve-rhs 0 "$BIN" solve lap3d:6 --rhs "$bfile" --pc jacobi --out "$tmp/x.mtx" --history "$tmp/h.csv"
+expect solve-rhs "$tmp/out" 'all columns converged'
+expect solve-rhs "$tmp/out" '^  1 +converged '
+expect solve-rhs "$tmp/x.mtx" '^216 2$'
+expect solve-rhs "$tmp/h.csv" '^iteration,column,resnorm$'
+expect solve-rhs "$tmp/h.csv" '^0,1,'
+run solve-cg 0 "$BIN" solve lap3d:6 --nrhs 3 --method cg --rtol 1e-10 --check-every 3
+expect solve-cg "$tmp/out" 'method +cg, preconditioner none, rtol 1.0e-10'
+expect solve-cg "$tmp/out" '^  2 +converged '
+if [ -d "$MATDIR" ]; then
+  run solve-file 0 "$BIN" solve "$MATDIR/nos4.mtx.gz" --nrhs 2 --pc jacobi
+  expect solve-file "$tmp/out" 'nos4, 100 rows'
+  run solve-nonsym 1 "$BIN" solve "$MATDIR/west0067.mtx.gz"
+  expect solve-nonsym "$tmp/err" 'not symmetric'
+else
+  skip=$((skip + 2))
+fi
+run solve-maxit 1 "$BIN" solve lap3d:6 --nrhs 2 --maxit 2
+expect solve-maxit "$tmp/out" 'iteration-limit'
+expect solve-maxit "$tmp/out" 'NOT all columns converged'
+run solve-no-matrix 2 "$BIN" solve
+run solve-both-rhs 2 "$BIN" solve lap3d:4 --rhs "$bfile" --nrhs 2
+run solve-bad-pc 2 "$BIN" solve lap3d:4 --pc ilu
+run solve-bad-method 2 "$BIN" solve lap3d:4 --method gmres
+run solve-bad-rtol 2 "$BIN" solve lap3d:4 --rtol 2
+run solve-f32 2 "$BIN" solve lap3d:4 --dtype f32
+run solve-rhs-rows 1 "$BIN" solve lap3d:5 --rhs "$bfile"
+expect solve-rhs-rows "$tmp/err" 'has 216 rows, the matrix has 125'
+run bench-solve 0 "$BIN" bench solve lap3d:8 --nrhs 4 --csv "$tmp/s.csv"
+expect bench-solve "$tmp/out" 'speed-up of Block-CG [0-9.]+x'
+expect bench-solve "$tmp/s.csv" '^lap3d:8,host,'
 
 # ---- bench spmv --------------------------------------------------------------------------
 # Host backend: csr-vector, csr-merge, fastload, fastload-t, the two sorted-order runs and the
@@ -203,9 +241,7 @@ run bench-spmm-dup-k 2 "$BIN" bench spmm --backend host lap3d:4 --k=4,4
 run bench-spmm-bad-layout 2 "$BIN" bench spmm --backend host lap3d:4 --layout diag
 run bench-spmm-bad-option 2 "$BIN" bench spmm --backend host lap3d:4 --frob
 run bench-unknown 2 "$BIN" bench frob
-expect bench-unknown "$tmp/err" "unknown benchmark 'frob' \\(available: spmv, spmm\\)"
-run solve 2 "$BIN" solve lap3d:8
-expect solve "$tmp/err" 'not available yet'
+expect bench-unknown "$tmp/err" "unknown benchmark 'frob' \\(available: spmv, spmm, solve\\)"
 run eigs 2 "$BIN" eigs lap3d:8
 missing="$tmp/no-such-matrix.mtx.gz"
 run missing-file 1 "$BIN" info "$missing"

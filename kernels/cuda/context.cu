@@ -69,9 +69,15 @@ static coal_status init_handles(coal_ctx ctx, struct coal_cuda_ctx *c) {
   return COAL_SUCCESS;
 }
 
-/* Releases whatever init_handles made; every member may still be NULL. */
+/* Releases whatever init_handles made and the workspaces of blas.cu; every member may still
+ * be NULL. */
 static void free_handles(struct coal_cuda_ctx *c) {
   if (c->stream) (void)cudaStreamSynchronize(c->stream);
+  coal_cuda_free(c->ws_small);
+  coal_cuda_free(c->ws_part);
+  if (c->ws_pinned) (void)cudaFreeHost(c->ws_pinned);
+  c->ws_small = NULL, c->ws_part = NULL, c->ws_pinned = NULL;
+  c->ws_small_cap = c->ws_part_cap = c->ws_pinned_cap = 0;
   if (c->ev_start) (void)cudaEventDestroy(c->ev_start);
   if (c->ev_stop) (void)cudaEventDestroy(c->ev_stop);
   if (c->blas) (void)cublasDestroy(c->blas);

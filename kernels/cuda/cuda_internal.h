@@ -47,6 +47,14 @@ struct coal_cuda_ctx {
   cusparseHandle_t sparse;
   cublasHandle_t blas;
   cudaEvent_t ev_start, ev_stop; /* bench timing */
+  /* Workspaces of the dense block operations (kernels/cuda/blas.cu), grown when a call needs
+   * more (never shrunk), freed with the context. Used in stream order only. */
+  void *ws_small;       /* device: uploaded coefficients / column maps, Gram and norm results */
+  size_t ws_small_cap;  /* bytes */
+  double *ws_part;      /* device: per-CTA partial sums of the two-stage reductions */
+  size_t ws_part_cap;   /* bytes */
+  void *ws_pinned;      /* pinned host: staging of small results downloaded to the host */
+  size_t ws_pinned_cap; /* bytes */
 };
 
 /* Device arrays mirroring a host coal_fastload (same meaning, same lengths), plus the gather

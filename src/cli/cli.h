@@ -150,7 +150,44 @@ typedef struct {
  * error (message printed). */
 int cli_bench_opt(int argc, char **argv, int *i, cli_bench_opts *o);
 
+/* ---- solves (solve, demo, bench solve) --------------------------------------------------- */
+typedef struct {
+  coal_method method;
+  coal_pc_type pc;
+  double rtol, atol;
+  int maxit, check_every; /* check_every 0: the library default */
+  FILE *history;          /* residual history as CSV, or NULL */
+} cli_solve_opts;
+void cli_solve_opts_default(cli_solve_opts *o);
+/* Tries --rtol, --atol, --maxit, --check-every, --pc, --method at argv[*i]: 1 consumed, 0 not
+ * one of them, -1 usage error (message printed). */
+int cli_solve_opt(int argc, char **argv, int *i, cli_solve_opts *o);
+typedef struct {
+  int64_t k;
+  int iterations, max_its, sum_its, all_converged;
+  double setup_s, solve_s, max_rel; /* wall seconds (synchronised); largest ||b-Ax||/||b|| */
+  coal_solve_info *info;            /* [k] */
+} cli_solve_result;
+/* Creates a solver for A with o, runs setup and solve (X holds the initial guess) and fills
+ * res (free with cli_solve_result_free). CLI_OK, or CLI_FAIL with the message printed. */
+int cli_solve_run(coal_mat A, coal_bvec B, coal_bvec X, const cli_solve_opts *o,
+                  cli_solve_result *res);
+void cli_solve_result_free(cli_solve_result *r);
+/* K deterministic random right-hand sides solved by Block-CG and (run_seq) by K sequential CG
+ * solves, from X = 0 each (src/cli/cli_bench_solve.c). */
+typedef struct {
+  cli_solve_result block, seq;
+  int have_seq;
+  int block_more; /* columns where Block-CG needed more iterations than CG */
+} cli_solve_compare_result;
+int cli_solve_compare(coal_mat A, int64_t k, const cli_solve_opts *o, int run_seq,
+                      cli_solve_compare_result *r);
+void cli_solve_compare_free(cli_solve_compare_result *r);
+
 /* ---- subcommands ------------------------------------------------------------------------- */
+int cli_solve(int argc, char **argv);
+/* `bench solve`: argv[0] is "solve" (src/cli/cli_bench_solve.c). */
+int cli_bench_solve(int argc, char **argv);
 int cli_info(int argc, char **argv);
 int cli_demo(int argc, char **argv);
 int cli_bench(int argc, char **argv);

@@ -10,9 +10,9 @@ static void print_help(FILE *f) {
           "Usage: coalesce COMMAND [OPTIONS] [SPEC...]\n"
           "\n"
           "Commands:\n"
-          "  demo [--n N]            SpMV on the 3-D 7-point Laplacian (N = 128 on a GPU, 48 on\n"
-          "                          the host) with the auto-selected kernel, checked against the\n"
-          "                          host CSR product and timed\n"
+          "  demo [--n N] [--nrhs K]  3-D Poisson (7-point, N^3; N = 128 on a GPU, 32 on the\n"
+          "                          host) with K = 32 random right-hand sides: Block-CG with\n"
+          "                          Jacobi against K single-RHS CG solves, timed and checked\n"
           "  info SPEC...            sizes, row lengths, symmetry, FastLoad format statistics and\n"
           "                          the kernel the library picks; --height H as below\n"
           "  bench spmv [SPEC...]    SpMV kernels against each other and cuSPARSE; options:\n"
@@ -29,7 +29,19 @@ static void print_help(FILE *f) {
           "      --layout row|col|both   block layouts of our kernels (default both)\n"
           "      --reps N            timed repetitions (default 30, after 5 warm-up runs)\n"
           "      --height H          Swift block height limit (default 8)\n"
-          "  solve, eigs             not available yet in this version\n"
+          "  solve SPEC [options]    A X = B by Block-CG or CG (SPEC: a .mtx file or a generator)\n"
+          "      --rhs B.mtx         right-hand sides (array or coordinate file), or\n"
+          "      --nrhs K            K random right-hand sides (default 1)\n"
+          "      --method blockcg|cg (default blockcg; cg solves the columns one by one)\n"
+          "      --pc none|jacobi    preconditioner (default none)\n"
+          "      --rtol R --atol A   stop when ||b-Ax|| <= max(R ||b||, A) (default 1e-8, 0)\n"
+          "      --maxit N           iteration limit (default 10000)\n"
+          "      --check-every N     CG: convergence check interval (default %d)\n"
+          "      --out X.mtx         write the solution (Matrix Market array)\n"
+          "      --history FILE      residual norms per iteration and column (CSV)\n"
+          "  bench solve [SPEC...]   Block-CG against sequential CG and one SpMV per iteration;\n"
+          "      --nrhs K (default 32), --pc, --rtol, --maxit, --csv FILE; --large: lap3d:128\n"
+          "  eigs                    not available yet in this version\n"
           "  version                 version and backends\n"
           "  help                    this text\n"
           "\n"
@@ -41,7 +53,8 @@ static void print_help(FILE *f) {
           "%s"
           "\n"
           "Exit status: 0 success, 1 runtime failure or failed check, 2 usage error.\n",
-          COAL_VERSION_MAJOR, COAL_VERSION_MINOR, COAL_VERSION_PATCH, cli_spec_help);
+          COAL_VERSION_MAJOR, COAL_VERSION_MINOR, COAL_VERSION_PATCH, COAL_CG_CHECK_EVERY,
+          cli_spec_help);
 }
 
 static int cmd_version(void) {
@@ -71,11 +84,13 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "bench")) {
     if (argc < 3) return cli_usage_error("bench needs a benchmark name: bench spmv|spmm ...");
     if (!strcmp(argv[2], "spmm")) return cli_bench_spmm(argc - 2, argv + 2);
+    if (!strcmp(argv[2], "solve")) return cli_bench_solve(argc - 2, argv + 2);
     if (strcmp(argv[2], "spmv"))
-      return cli_usage_error("unknown benchmark '%s' (available: spmv, spmm)", argv[2]);
+      return cli_usage_error("unknown benchmark '%s' (available: spmv, spmm, solve)", argv[2]);
     return cli_bench(sub_argc, sub_argv);
   }
-  if (!strcmp(cmd, "solve") || !strcmp(cmd, "eigs")) {
+  if (!strcmp(cmd, "solve")) return cli_solve(sub_argc, sub_argv);
+  if (!strcmp(cmd, "eigs")) {
     fprintf(stderr, "coalesce %s: not available yet in this version (see the issues)\n", cmd);
     return CLI_USAGE;
   }

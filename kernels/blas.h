@@ -1,0 +1,81 @@
+/* Dense block operations the solvers are written against, declared once for every backend.
+ *
+ * All work on fp64 data in the backend's memory. A block is n x k, stored row-major (entry
+ * (i, j) at i*ld + j, ld >= k) unless a layout argument says otherwise: the solvers keep
+ * their blocks in COAL_DEFAULT_LAYOUT. Small dense matrices (coefficients, Gram matrices,
+ * column maps, norms) live in host memory, row-major: the solvers factorise them on the host,
+ * where a k x k problem (k <= a few hundred) costs microseconds.
+ *
+ * The host twins (kernels/host/blas.c) define the results: sums in double, in index order.
+ * The CUDA versions (kernels/cuda/blas.cu) may sum in another order (tree reductions,
+ * cuBLAS), so results agree to rounding, not bit for bit. The front ends in solvers/ check
+ * the arguments; n == 0 or an empty column set is valid and does nothing (outputs of sums
+ * are then zero).
+ *
+ * Single-vector CG keeps its scalars on the device, in an array `sc` of COAL_CG_NSCALARS
+ * doubles in the backend's memory, so that an iteration needs no host synchronisation:
+ *   sc[COAL_CG_PQ]       p.q
+ *   sc[COAL_CG_RZ + 0/1] r.z of the current and next iteration (z = dinv .* r), indexed by
+ *                        the iteration's parity `par`
+ *   sc[COAL_CG_RR]       r.r after the last update
+ */
+#ifndef COAL_KERNELS_BLAS_H
+#define COAL_KERNELS_BLAS_H
+
+#include "../src/internal.h"
+#include "spmm.h" /* coal_block_index */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { COAL_CG_PQ = 0, COAL_CG_RZ = 1, COAL_CG_RR = 3, COAL_CG_NSCALARS = 4 };
+
+typedef struct coal_blas_ops {
+  /* G = X^T Y: X n x p (row-major, ldx), Y n x q (ldy); G p x q in host memory, row-major
+   * with leading dimension ldg >= q. Returns when G is on the host. */
+  coal_status (*gram)(coal_ctx ctx, int64_t n, int64_t p, int64_t q, const double *X, int64_t ldx,
+                      const double *Y, int64_t ldy, double *G, int64_t ldg);
+  /* Y = a*X*C + beta*Y: X n x p (ldx), C p x q in host memory (row-major, ldc >= q), Y n x q
+   * (ldy). beta == 0 overwrites Y without reading it. X and Y do not overlap. C may be
+   * reused by the caller as soon as the call returns. */
+  coal_status (*gemm)(coal_ctx ctx, int64_t n, int64_t p, int64_t q, double a, const double *X,
+                      int64_t ldx, const double *C, int64_t ldc, double beta, double *Y,
+                      int64_t ldy);
+  /* Y = diag(d) X (Y[i,j] = d[i]*X[i,j]; d == NULL: plain copy), X and Y n x k (Y may be
+   * X: in place; Y == NULL: nothing written). When nrm2 (host, k entries) is not NULL it
+   * receives the column sums of squares of X (before scaling): nrm2[j] = sum_i X[i,j]^2, and
+   * the call returns when they are on the host. */
+  coal_status (*dscale)(coal_ctx ctx, int64_t n, int64_t k, const double *d, const double *X,
+                        int64_t ldx, double *Y, int64_t ldy, double *nrm2);
+  /* Column copy with layout change: Y[:, ycols[j]] = X[:, xcols[j]] for j < q, X and Y n x
+   * (any number of columns) in their own layouts and leading dimensions. xcols / ycols are
+   * host arrays; NULL means the identity (column j). X and Y do not overlap. */
+  coal_status (*copy_cols)(coal_ctx ctx, int64_t n, int64_t q, const double *X, coal_layout lx,
+                           int64_t ldx, const int32_t *xcols, double *Y, coal_layout ly,
+                           int64_t ldy, const int32_t *ycols);
+  /* sc[slot] = x.y (n-vectors, contiguous). No host synchronisation. */
+  coal_status (*cg_dot)(coal_ctx ctx, int64_t n, const double *x, const double *y, double *sc,
+                        int slot);
+  /* CG update, one pass: alpha = sc[RZ+par] / sc[PQ]; x += alpha*p; r -= alpha*q; then
+   * sc[RZ+1-par] = sum r_i^2 dinv_i (dinv == NULL: 1) and sc[RR] = sum r_i^2 with the
+   * updated r. Traffic: read x, r, p, q, dinv; write x, r (7 vectors). */
+  coal_status (*cg_update_xr)(coal_ctx ctx, int64_t n, double *sc, int par, double *x, double *r,
+                              const double *p, const double *q, const double *dinv);
+  /* CG direction, one pass: beta = sc[RZ+1-par] / sc[RZ+par]; p = dinv.*r + beta*p
+   * (dinv == NULL: r + beta*p). Traffic: read r, dinv, p; write p (4 vectors). */
+  coal_status (*cg_update_p)(coal_ctx ctx, int64_t n, const double *sc, int par, double *p,
+                             const double *r, const double *dinv);
+} coal_blas_ops;
+
+extern const coal_blas_ops coal_blas_host;
+extern const coal_blas_ops coal_blas_cuda; /* answers COAL_ERR_NOT_COMPILED when not built */
+
+static inline const coal_blas_ops *coal_blas(coal_ctx ctx) {
+  return ctx->backend == COAL_BACKEND_CUDA ? &coal_blas_cuda : &coal_blas_host;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,119 @@
+/* Host twins of the dense block operations (kernels/blas.h): plain loops, sums in double in
+ * index order. They define the results the CUDA versions are tested against. */
+#include "../blas.h"
+
+#include <string.h>
+
+static coal_status host_gram(coal_ctx ctx, int64_t n, int64_t p, int64_t q, const double *X,
+                             int64_t ldx, const double *Y, int64_t ldy, double *G, int64_t ldg) {
+  (void)ctx;
+  for (int64_t a = 0; a < p; a++)
+    for (int64_t b = 0; b < q; b++) G[a * ldg + b] = 0.0;
+  /* row by row: each row of X and Y is read once (row-major blocks) */
+  for (int64_t i = 0; i < n; i++) {
+    const double *x = X + i * ldx, *y = Y + i * ldy;
+    for (int64_t a = 0; a < p; a++) {
+      double xa = x[a];
+      double *g = G + a * ldg;
+      for (int64_t b = 0; b < q; b++) g[b] += xa * y[b];
+    }
+  }
+  return COAL_SUCCESS;
+}
+
+static coal_status host_gemm(coal_ctx ctx, int64_t n, int64_t p, int64_t q, double a,
+                             const double *X, int64_t ldx, const double *C, int64_t ldc,
+                             double beta, double *Y, int64_t ldy) {
+  (void)ctx;
+  double *s;
+  COAL_CALL(coal_malloc(ctx, sizeof(double) * (size_t)(q + 1), (void **)&s));
+  for (int64_t i = 0; i < n; i++) {
+    const double *x = X + i * ldx;
+    double *y = Y + i * ldy;
+    /* s = x^T C, summed over c in index order for every column b */
+    for (int64_t b = 0; b < q; b++) s[b] = 0.0;
+    for (int64_t c = 0; c < p; c++) {
+      double xc = x[c];
+      const double *cr = C + c * ldc;
+      for (int64_t b = 0; b < q; b++) s[b] += xc * cr[b];
+    }
+    for (int64_t b = 0; b < q; b++) y[b] = beta == 0.0 ? a * s[b] : a * s[b] + beta * y[b];
+  }
+  coal_free(s);
+  return COAL_SUCCESS;
+}
+
+static coal_status host_dscale(coal_ctx ctx, int64_t n, int64_t k, const double *d, const double *X,
+                               int64_t ldx, double *Y, int64_t ldy, double *nrm2) {
+  (void)ctx;
+  if (nrm2)
+    for (int64_t j = 0; j < k; j++) nrm2[j] = 0.0;
+  for (int64_t i = 0; i < n; i++) {
+    const double *x = X + i * ldx;
+    double di = d ? d[i] : 1.0;
+    if (nrm2)
+      for (int64_t j = 0; j < k; j++) nrm2[j] += x[j] * x[j];
+    if (Y) {
+      double *y = Y + i * ldy;
+      for (int64_t j = 0; j < k; j++) y[j] = di * x[j];
+    }
+  }
+  return COAL_SUCCESS;
+}
+
+static coal_status host_copy_cols(coal_ctx ctx, int64_t n, int64_t q, const double *X,
+                                  coal_layout lx, int64_t ldx, const int32_t *xcols, double *Y,
+                                  coal_layout ly, int64_t ldy, const int32_t *ycols) {
+  (void)ctx;
+  for (int64_t j = 0; j < q; j++) {
+    int64_t xj = xcols ? xcols[j] : j, yj = ycols ? ycols[j] : j;
+    for (int64_t i = 0; i < n; i++)
+      Y[coal_block_index(ly, ldy, i, yj)] = X[coal_block_index(lx, ldx, i, xj)];
+  }
+  return COAL_SUCCESS;
+}
+
+static coal_status host_cg_dot(coal_ctx ctx, int64_t n, const double *x, const double *y,
+                               double *sc, int slot) {
+  (void)ctx;
+  double s = 0.0;
+  for (int64_t i = 0; i < n; i++) s += x[i] * y[i];
+  sc[slot] = s;
+  return COAL_SUCCESS;
+}
+
+static coal_status host_cg_update_xr(coal_ctx ctx, int64_t n, double *sc, int par, double *x,
+                                     double *r, const double *p, const double *q,
+                                     const double *dinv) {
+  (void)ctx;
+  double alpha = sc[COAL_CG_RZ + par] / sc[COAL_CG_PQ];
+  double rz = 0.0, rr = 0.0;
+  for (int64_t i = 0; i < n; i++) {
+    x[i] += alpha * p[i];
+    double ri = r[i] - alpha * q[i];
+    r[i] = ri;
+    rz += ri * ri * (dinv ? dinv[i] : 1.0);
+    rr += ri * ri;
+  }
+  sc[COAL_CG_RZ + 1 - par] = rz;
+  sc[COAL_CG_RR] = rr;
+  return COAL_SUCCESS;
+}
+
+static coal_status host_cg_update_p(coal_ctx ctx, int64_t n, const double *sc, int par, double *p,
+                                    const double *r, const double *dinv) {
+  (void)ctx;
+  double beta = sc[COAL_CG_RZ + 1 - par] / sc[COAL_CG_RZ + par];
+  for (int64_t i = 0; i < n; i++) p[i] = (dinv ? dinv[i] : 1.0) * r[i] + beta * p[i];
+  return COAL_SUCCESS;
+}
+
+const coal_blas_ops coal_blas_host = {
+    .gram = host_gram,
+    .gemm = host_gemm,
+    .dscale = host_dscale,
+    .copy_cols = host_copy_cols,
+    .cg_dot = host_cg_dot,
+    .cg_update_xr = host_cg_update_xr,
+    .cg_update_p = host_cg_update_p,
+};

@@ -1,0 +1,106 @@
+/* Small dense host routines for Block-CG and LOBPCG (solvers/dense.h). */
+#include "dense.h"
+
+#include <math.h>
+#include <string.h>
+
+int coal_dense_cholesky(int m, double *G, int ldg) {
+  for (int j = 0; j < m; j++) {
+    double d = G[j * ldg + j];
+    for (int l = 0; l < j; l++) d -= G[j * ldg + l] * G[j * ldg + l];
+    if (!(d > 0.0) || !isfinite(d)) return j + 1;
+    double ljj = sqrt(d);
+    G[j * ldg + j] = ljj;
+    for (int i = j + 1; i < m; i++) {
+      double s = G[i * ldg + j];
+      for (int l = 0; l < j; l++) s -= G[i * ldg + l] * G[j * ldg + l];
+      G[i * ldg + j] = s / ljj;
+    }
+  }
+  return 0;
+}
+
+void coal_dense_chol_solve(int m, const double *L, int ldl, int q, double *B, int ldb) {
+  for (int c = 0; c < q; c++) {
+    for (int i = 0; i < m; i++) { /* L y = b */
+      double s = B[i * ldb + c];
+      for (int l = 0; l < i; l++) s -= L[i * ldl + l] * B[l * ldb + c];
+      B[i * ldb + c] = s / L[i * ldl + i];
+    }
+    for (int i = m - 1; i >= 0; i--) { /* L^T x = y */
+      double s = B[i * ldb + c];
+      for (int l = i + 1; l < m; l++) s -= L[l * ldl + i] * B[l * ldb + c];
+      B[i * ldb + c] = s / L[i * ldl + i];
+    }
+  }
+}
+
+void coal_dense_symmetrize(int m, double *G, int ldg) {
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < i; j++) {
+      double v = 0.5 * (G[i * ldg + j] + G[j * ldg + i]);
+      G[i * ldg + j] = G[j * ldg + i] = v;
+    }
+}
+
+/* Pivoted Cholesky of the unit-diagonal Gram S = D^-1/2 G D^-1/2: S(piv, piv) = L L^T over the
+ * kept columns; then W D^-1/2 Pi_r L_r^-T is orthonormal. */
+int coal_dense_orth_factor(int m, const double *G, int ldg, double drop_tol, double *T, int ldt,
+                           int *rank, double *work, int *piv) {
+  double *S = work;         /* m x m scaled Gram */
+  double *L = work + m * m; /* m x m pivoted factor, row a = pivot position a */
+  double *sc = L + m * m;   /* m column scales 1/||w_j|| (0 for zero columns) */
+  double *d = sc + m;       /* m residual diagonal */
+  *rank = 0;
+  for (int j = 0; j < m; j++) {
+    double g = G[j * ldg + j];
+    if (!isfinite(g)) return -1;
+    sc[j] = g > 0.0 ? 1.0 / sqrt(g) : 0.0;
+  }
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < m; j++) {
+      double v = G[i * ldg + j];
+      if (!isfinite(v)) return -1;
+      S[i * m + j] = v * sc[i] * sc[j];
+    }
+  for (int j = 0; j < m; j++) {
+    piv[j] = j;
+    d[j] = sc[j] > 0.0 ? 1.0 : 0.0;
+  }
+  memset(L, 0, sizeof(double) * (size_t)m * (size_t)m);
+  int r = 0;
+  for (; r < m; r++) {
+    int best = r;
+    for (int a = r + 1; a < m; a++)
+      if (d[piv[a]] > d[piv[best]]) best = a;
+    if (!(d[piv[best]] > drop_tol)) break;
+    int t = piv[r];
+    piv[r] = piv[best], piv[best] = t;
+    /* swap the rows of L built so far, so that row a always belongs to pivot position a */
+    for (int l = 0; l < r; l++) {
+      double v = L[r * m + l];
+      L[r * m + l] = L[best * m + l], L[best * m + l] = v;
+    }
+    double lrr = sqrt(d[piv[r]]);
+    L[r * m + r] = lrr;
+    for (int a = r + 1; a < m; a++) {
+      double s = S[piv[a] * m + piv[r]];
+      for (int l = 0; l < r; l++) s -= L[a * m + l] * L[r * m + l];
+      L[a * m + r] = s / lrr;
+      d[piv[a]] -= L[a * m + r] * L[a * m + r];
+    }
+  }
+  /* T(piv[a], c) = sc[piv[a]] * (L_r^-T)(a, c): solve L_r^T U = I column by column (U upper) */
+  for (int i = 0; i < m; i++)
+    for (int c = 0; c < r; c++) T[i * ldt + c] = 0.0;
+  for (int c = 0; c < r; c++) {
+    /* U(:, c): back substitution of L_r^T u = e_c; u(a) = 0 for a > c */
+    for (int a = c; a >= 0; a--) {
+      double s = a == c ? 1.0 : 0.0;
+      for (int l = a + 1; l <= c; l++) s -= L[l * m + a] * T[piv[l] * ldt + c] / sc[piv[l]];
+      T[piv[a] * ldt + c] = s / L[a * m + a] * sc[piv[a]];
+    }
+  }
+  *rank = r;
+  return 0;
+}

@@ -1,0 +1,280 @@
+/* Solver object: options, setup (symmetry check, Jacobi), the solve driver with the true
+ * residuals, results, and the helpers the methods share. */
+#include "solver_impl.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const method_names[] = {"cg", "blockcg"};
+static const char *const pc_names[] = {"none", "jacobi", "user"};
+static const char *const reason_names[] = {"converged", "iteration-limit", "breakdown", "not-spd",
+                                           "diverged",  "stopped",         "not-run"};
+
+const char *coal_method_name(coal_method m) {
+  return (unsigned)m < 2 ? method_names[m] : "unknown";
+}
+const char *coal_pc_name(coal_pc_type p) { return (unsigned)p < 3 ? pc_names[p] : "unknown"; }
+const char *coal_solve_reason_name(coal_solve_reason r) {
+  return (unsigned)r < 7 ? reason_names[r] : "unknown";
+}
+coal_status coal_method_parse(const char *name, coal_method *m) {
+  int i = name && m ? coal_name_lookup(method_names, 2, name) : -1;
+  if (i < 0) return COAL_ERR_ARG;
+  *m = (coal_method)i;
+  return COAL_SUCCESS;
+}
+coal_status coal_pc_parse(const char *name, coal_pc_type *p) {
+  int i = name && p ? coal_name_lookup(pc_names, 2, name) : -1; /* "user" is not parsed */
+  if (i < 0) return COAL_ERR_ARG;
+  *p = (coal_pc_type)i;
+  return COAL_SUCCESS;
+}
+
+coal_status coal_solver_alloc(coal_solver S, size_t count, double **p) {
+  return coal_ops(S->ctx)->alloc(S->ctx, count * sizeof(double), (void **)p);
+}
+void coal_solver_release(coal_solver S, double *p) {
+  if (p) coal_ops(S->ctx)->release(S->ctx, p);
+}
+
+coal_status coal_solver_create(coal_mat A, coal_solver *out) {
+  if (!A) return COAL_ERR_ARG;
+  COAL_CHECK(A->ctx, out, COAL_ERR_ARG, "NULL output");
+  *out = NULL;
+  coal_solver S;
+  COAL_CALL(coal_calloc(A->ctx, sizeof *S, (void **)&S));
+  S->A = A, S->ctx = A->ctx, S->n = A->nrows;
+  S->method = COAL_METHOD_BLOCKCG, S->pc = COAL_PC_NONE;
+  S->rtol = 1e-8, S->atol = 0.0, S->maxit = 10000, S->check_every = COAL_CG_CHECK_EVERY;
+  *out = S;
+  return COAL_SUCCESS;
+}
+
+coal_status coal_solver_destroy(coal_solver *S) {
+  if (!S || !*S) return COAL_SUCCESS;
+  coal_solver_release(*S, (*S)->dinv);
+  coal_free((*S)->info);
+  coal_free((*S)->mon_norms);
+  coal_free(*S);
+  *S = NULL;
+  return COAL_SUCCESS;
+}
+
+coal_status coal_solver_set_method(coal_solver S, coal_method m) {
+  if (!S) return COAL_ERR_ARG;
+  COAL_CHECK(S->ctx, m == COAL_METHOD_CG || m == COAL_METHOD_BLOCKCG, COAL_ERR_ARG,
+             "unknown method %d", (int)m);
+  S->method = m;
+  return COAL_SUCCESS;
+}
+
+coal_status coal_solver_set_tolerances(coal_solver S, double rtol, double atol, int maxit) {
+  if (!S) return COAL_ERR_ARG;
+  COAL_CHECK(S->ctx, rtol >= 0 && atol >= 0 && (rtol > 0 || atol > 0) && maxit >= 0, COAL_ERR_ARG,
+             "bad tolerances rtol %g atol %g maxit %d", rtol, atol, maxit);
+  S->rtol = rtol, S->atol = atol, S->maxit = maxit;
+  return COAL_SUCCESS;
+}
+
+coal_status coal_solver_set_pc(coal_solver S, coal_pc_type pc) {
+  if (!S) return COAL_ERR_ARG;
+  COAL_CHECK(S->ctx, pc == COAL_PC_NONE || pc == COAL_PC_JACOBI, COAL_ERR_ARG,
+             "preconditioner %d: use coal_solver_set_pc_user for a user preconditioner", (int)pc);
+  if (pc != S->pc) S->setup_done = 0;
+  S->pc = pc;
+  return COAL_SUCCESS;
+}
+
+coal_status coal_solver_set_pc_user(coal_solver S, coal_pc_apply_fn apply, void *user) {
+  if (!S) return COAL_ERR_ARG;
+  COAL_CHECK(S->ctx, apply, COAL_ERR_ARG, "NULL preconditioner function");
+  S->pc = COAL_PC_USER, S->pc_apply = apply, S->pc_user = user, S->setup_done = 0;
+  return COAL_SUCCESS;
+}
+
+coal_status coal_solver_set_monitor(coal_solver S, coal_monitor_fn fn, void *user) {
+  if (!S) return COAL_ERR_ARG;
+  S->monitor = fn, S->monitor_user = user;
+  return COAL_SUCCESS;
+}
+
+coal_status coal_solver_set_check_every(coal_solver S, int every) {
+  if (!S) return COAL_ERR_ARG;
+  COAL_CHECK(S->ctx, every >= 1, COAL_ERR_ARG, "check interval %d below 1", every);
+  S->check_every = every;
+  return COAL_SUCCESS;
+}
+
+/* Values equal to 1e-12 relative: files that store both triangles may round them apart. */
+static coal_status check_symmetric(coal_solver S) {
+  coal_mat A = S->A, T = NULL;
+  if (A->symmetric) return COAL_SUCCESS; /* known from its origin: skip the O(nnz) check */
+  COAL_CALL(coal_mat_transpose(A, &T));
+  coal_status st = COAL_SUCCESS;
+  const double *a = (const double *)A->values, *t = (const double *)T->values;
+  for (int32_t i = 0; i < A->nrows && !st; i++) {
+    if (A->rowptr[i + 1] != T->rowptr[i + 1]) {
+      st = COAL_ERROR(S->ctx, COAL_ERR_NOT_SPD,
+                      "A is not symmetric: row %d and column %d differ in their nonzero pattern",
+                      i + 1, i + 1);
+      break;
+    }
+    for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+      double x = a[p], y = t[p];
+      if (A->colind[p] != T->colind[p] || !(fabs(x - y) <= 1e-12 * fmax(fabs(x), fabs(y)))) {
+        st =
+            COAL_ERROR(S->ctx, COAL_ERR_NOT_SPD, "A is not symmetric: a(%d,%d) and a(%d,%d) differ",
+                       i + 1, A->colind[p] + 1, A->colind[p] + 1, i + 1);
+        break;
+      }
+    }
+  }
+  coal_mat_destroy(&T);
+  return st;
+}
+
+static coal_status setup_jacobi(coal_solver S) {
+  coal_mat A = S->A;
+  double *d;
+  COAL_CALL(coal_malloc(S->ctx, sizeof(double) * (size_t)(S->n + 1), (void **)&d));
+  const double *v = (const double *)A->values;
+  coal_status st = COAL_SUCCESS;
+  for (int32_t i = 0; i < A->nrows; i++) {
+    double di = 0.0;
+    for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
+      if (A->colind[p] == i) di = v[p];
+    if (!(di > 0.0) || !isfinite(di)) {
+      st = COAL_ERROR(S->ctx, COAL_ERR_NOT_SPD,
+                      "Jacobi: diagonal entry %d is %g; an SPD matrix has a positive diagonal",
+                      i + 1, di);
+      break;
+    }
+    d[i] = 1.0 / di;
+  }
+  if (!st) st = coal_solver_alloc(S, (size_t)S->n, &S->dinv);
+  if (!st) st = coal_ops(S->ctx)->upload(S->ctx, S->dinv, d, sizeof(double) * (size_t)S->n);
+  coal_free(d);
+  return st;
+}
+
+coal_status coal_solver_setup(coal_solver S) {
+  if (!S) return COAL_ERR_ARG;
+  coal_mat A = S->A;
+  COAL_CHECK(S->ctx, A->nrows == A->ncols, COAL_ERR_ARG, "A is %d x %d: CG needs a square matrix",
+             A->nrows, A->ncols);
+  COAL_CHECK(S->ctx, A->dtype == COAL_F64, COAL_ERR_UNSUPPORTED,
+             "the solvers run in fp64; convert A with coal_mat_convert");
+  COAL_CALL(check_symmetric(S));
+  coal_solver_release(S, S->dinv);
+  S->dinv = NULL;
+  if (S->pc == COAL_PC_JACOBI) COAL_CALL(setup_jacobi(S));
+  COAL_CALL(coal_ops(S->ctx)->mat_prepare(A));
+  S->setup_done = 1;
+  return COAL_SUCCESS;
+}
+
+coal_status coal_solver_apply_pc(coal_solver S, int64_t m, const double *R, double *Z,
+                                 double *nrm2) {
+  const coal_blas_ops *b = coal_blas(S->ctx);
+  if (S->pc != COAL_PC_USER) return b->dscale(S->ctx, S->n, m, S->dinv, R, m, Z, m, nrm2);
+  if (nrm2) COAL_CALL(b->dscale(S->ctx, S->n, m, NULL, R, m, NULL, m, nrm2));
+  coal_bvec Rv = NULL, Zv = NULL;
+  coal_status st = coal_bvec_view(S->ctx, S->n, m, COAL_F64, COAL_ROW_MAJOR, m, (void *)R, &Rv);
+  if (!st) st = coal_bvec_view(S->ctx, S->n, m, COAL_F64, COAL_ROW_MAJOR, m, Z, &Zv);
+  if (!st) {
+    st = S->pc_apply(S->pc_user, Rv, Zv);
+    if (st) COAL_ERROR(S->ctx, st, "the user preconditioner failed: %s", coal_status_string(st));
+  }
+  coal_bvec_destroy(&Rv);
+  coal_bvec_destroy(&Zv);
+  return st;
+}
+
+int coal_solver_monitor(coal_solver S, int iteration) {
+  return S->monitor ? S->monitor(S->monitor_user, iteration, S->k, S->mon_norms) != 0 : 0;
+}
+
+/* R = B (row-major copy); with A: R = B - A X. Column norms into nrm (host, k). */
+static coal_status residual_norms(coal_solver S, coal_bvec B, coal_bvec X, double *R, int with_ax,
+                                  double *nrm) {
+  coal_ctx ctx = S->ctx;
+  int64_t k = S->k;
+  const coal_blas_ops *b = coal_blas(ctx);
+  COAL_CALL(b->copy_cols(ctx, S->n, k, (const double *)B->data, B->layout, B->ld, NULL, R,
+                         COAL_ROW_MAJOR, k, NULL));
+  if (with_ax) {
+    coal_bvec Rv;
+    COAL_CALL(coal_bvec_view(ctx, S->n, k, COAL_F64, COAL_ROW_MAJOR, k, R, &Rv));
+    coal_status st = coal_spmm(S->A, COAL_SPMM_AUTO, -1.0, X, 1.0, Rv);
+    coal_bvec_destroy(&Rv);
+    COAL_CALL(st);
+  }
+  COAL_CALL(b->dscale(ctx, S->n, k, NULL, R, k, NULL, k, nrm));
+  for (int64_t j = 0; j < k; j++) nrm[j] = sqrt(nrm[j]);
+  return COAL_SUCCESS;
+}
+
+static coal_status check_block(coal_solver S, coal_bvec V, const char *what) {
+  COAL_CHECK(S->ctx, V, COAL_ERR_ARG, "NULL %s", what);
+  COAL_CHECK(S->ctx, V->ctx == S->ctx, COAL_ERR_ARG, "%s belongs to another context", what);
+  COAL_CHECK(S->ctx, V->dtype == COAL_F64, COAL_ERR_UNSUPPORTED, "%s must be fp64", what);
+  COAL_CHECK(S->ctx, V->n == S->n, COAL_ERR_ARG, "%s has %lld rows, A has %lld", what,
+             (long long)V->n, (long long)S->n);
+  return COAL_SUCCESS;
+}
+
+coal_status coal_solver_solve(coal_solver S, coal_bvec B, coal_bvec X) {
+  if (!S) return COAL_ERR_ARG;
+  COAL_CALL(check_block(S, B, "B"));
+  COAL_CALL(check_block(S, X, "X"));
+  COAL_CHECK(S->ctx, B->k == X->k, COAL_ERR_ARG, "B has %lld columns, X has %lld", (long long)B->k,
+             (long long)X->k);
+  COAL_CHECK(S->ctx, B->data != X->data, COAL_ERR_ARG, "B and X must not share storage");
+  if (!S->setup_done) COAL_CALL(coal_solver_setup(S));
+  int64_t k = B->k;
+  coal_free(S->info);
+  coal_free(S->mon_norms);
+  S->info = NULL, S->mon_norms = NULL, S->k = k, S->iterations = 0;
+  COAL_CALL(coal_calloc(S->ctx, sizeof(coal_solve_info) * (size_t)(k + 1), (void **)&S->info));
+  COAL_CALL(coal_calloc(S->ctx, sizeof(double) * (size_t)(k + 1), (void **)&S->mon_norms));
+  for (int64_t j = 0; j < k; j++) S->info[j].reason = COAL_SOLVE_NOT_RUN;
+  if (k == 0) return COAL_SUCCESS;
+
+  double *R = NULL, *nrm = NULL;
+  coal_status st = coal_solver_alloc(S, (size_t)S->n * (size_t)k, &R);
+  if (!st) st = coal_malloc(S->ctx, sizeof(double) * (size_t)k, (void **)&nrm);
+  /* ||b_j||; a zero right-hand side has the solution 0: set it so that r_j = 0 exactly */
+  if (!st) st = residual_norms(S, B, X, R, 0, nrm);
+  for (int64_t j = 0; !st && j < k; j++) {
+    S->info[j].rhsnorm = nrm[j];
+    if (nrm[j] == 0.0) {
+      int32_t c = (int32_t)j;
+      st = coal_blas(S->ctx)->copy_cols(S->ctx, S->n, 1, R, COAL_ROW_MAJOR, k, &c,
+                                        (double *)X->data, X->layout, X->ld, &c);
+    }
+  }
+  if (!st) {
+    /* the method allocates its own workspace: give R back first (it is as large as a block) */
+    coal_solver_release(S, R);
+    R = NULL;
+    st = S->method == COAL_METHOD_CG || k == 1 ? coal_cg_solve(S, B, X)
+                                               : coal_blockcg_solve(S, B, X);
+  }
+  if (!st) st = coal_solver_alloc(S, (size_t)S->n * (size_t)k, &R);
+  if (!st) st = residual_norms(S, B, X, R, 1, nrm);
+  for (int64_t j = 0; !st && j < k; j++) S->info[j].resnorm = nrm[j];
+  coal_solver_release(S, R);
+  coal_free(nrm);
+  return st;
+}
+
+coal_status coal_solver_get_info(coal_solver S, int64_t j, coal_solve_info *info) {
+  if (!S) return COAL_ERR_ARG;
+  COAL_CHECK(S->ctx, info && S->info && j >= 0 && j < S->k, COAL_ERR_ARG,
+             "no result for column %lld (last solve had %lld columns)", (long long)j,
+             (long long)S->k);
+  *info = S->info[j];
+  return COAL_SUCCESS;
+}
+
+int coal_solver_iterations(coal_solver S) { return S ? S->iterations : 0; }

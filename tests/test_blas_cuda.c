@@ -1,0 +1,504 @@
+/* CUDA dense block operations (kernels/cuda/blas.cu) against their host twins (suite "cuda",
+ * exit 77 without a GPU).
+ *
+ * Every op on fresh random inputs, both sides from the same data, outputs poisoned (NaN)
+ * beforehand: n in {0, 1, 7, 1000, 100003, 2^21+5} (the largest for some ops), widths in
+ * {0, 1, 3, 8, 32, 33, 64, 128}, leading dimensions above the tight value (input padding holds
+ * NaN, which must not be read; output padding holds a sentinel, which must be kept). gram and
+ * gemm (a = 1 / -1, beta = 0 over NaN, 1, 0.5; C overwritten right after the call returns),
+ * dscale (d NULL or not; Y separate, in place or NULL; nrm2 or not), copy_cols (every layout
+ * pair, column maps NULL or random, unmapped columns kept), the CG steps over several
+ * iterations with par alternating (dinv NULL or not, vectors 16-byte aligned or not; sc slots
+ * and vectors compared after each step, both sides restarted from the host state at each
+ * iteration). Sums are compared relative to their scale (1e-12); copies and scalings exactly.
+ * At the end, the CG steps are timed at n = 2^21 (GB/s printed, not checked).
+ * COALESCE_TEST_QUICK=1 leaves out the largest sizes and the timing (for compute-sanitizer). */
+#include "backend.h"
+#include "blas.h"
+#include "check.h"
+
+#define RM COAL_ROW_MAJOR
+#define CM COAL_COL_MAJOR
+
+static const double SENT = 12345.0;
+static const double TOL = 1e-12;
+static uint64_t seed_counter = 9001;
+static int quick = 0;
+static coal_ctx H, D; /* host and CUDA contexts */
+#define HB (&coal_blas_host)
+#define DB (coal_blas(D))
+
+static const int64_t widths[] = {0, 1, 3, 8, 32, 33, 64, 128};
+#define NW ((int)(sizeof widths / sizeof widths[0]))
+static const int64_t BIG = (1 << 21) + 5;
+
+/* ---- memory -------------------------------------------------------------------------------- */
+static double *hmalloc(size_t count) {
+  double *p = malloc(sizeof(double) * (count ? count : 1));
+  if (!p) abort(); /* test harness only */
+  return p;
+}
+static void *dalloc(size_t bytes) {
+  void *p = NULL;
+  CHECK_OK(D, coal_ops(D)->alloc(D, bytes ? bytes : 8, &p));
+  return p;
+}
+static void dfree(void *p) {
+  if (p) coal_ops(D)->release(D, p);
+}
+static void up(void *d, const void *h, size_t bytes) {
+  if (d) CHECK_OK(D, coal_ops(D)->upload(D, d, h, bytes));
+}
+static void down(void *h, const void *d, size_t bytes) {
+  if (d) CHECK_OK(D, coal_ops(D)->download(D, h, d, bytes));
+}
+/* device copy of a host array of count doubles */
+static double *dcopy(const double *h, size_t count) {
+  double *d = dalloc(sizeof(double) * count);
+  up(d, h, sizeof(double) * count);
+  return d;
+}
+
+static int64_t ld_of(int64_t tight, int64_t pad) { return (tight > 0 ? tight : 1) + pad; }
+/* storage length of an n x k block with layout l and leading dimension ld */
+static size_t slen(coal_layout l, int64_t n, int64_t k, int64_t ld) {
+  return (size_t)(ld * (l == CM ? k : n));
+}
+static int is_entry(coal_layout l, int64_t n, int64_t k, int64_t ld, size_t s) {
+  return l == CM ? (int64_t)(s % (size_t)ld) < n : (int64_t)(s % (size_t)ld) < k;
+}
+/* Fills a block: entries random uniform [-1, 1) (or `entry` when not NaN-free: NaN poisons),
+ * padding `pad`. */
+static void fill(double *a, coal_layout l, int64_t n, int64_t k, int64_t ld, int random,
+                 double entry, double pad) {
+  const uint64_t seed = seed_counter++;
+  const size_t len = slen(l, n, k, ld);
+  for (size_t s = 0; s < len; s++)
+    a[s] = !is_entry(l, n, k, ld, s) ? pad : random ? coal_random_uniform(seed, s) : entry;
+}
+
+/* max |got - ref| / scale over entries (NaN: inf), and whether the padding of got holds SENT. */
+static double block_diff(const double *got, const double *ref, coal_layout l, int64_t n, int64_t k,
+                         int64_t ld, double scale, int *pad_ok) {
+  double d = 0;
+  *pad_ok = 1;
+  const size_t len = slen(l, n, k, ld);
+  for (size_t s = 0; s < len; s++) {
+    if (!is_entry(l, n, k, ld, s)) {
+      if (got[s] != SENT) *pad_ok = 0;
+      continue;
+    }
+    if (isnan(got[s]) || isnan(ref[s])) return INFINITY;
+    if (fabs(got[s] - ref[s]) > d) d = fabs(got[s] - ref[s]);
+  }
+  return scale > 0 ? d / scale : d;
+}
+
+static double col_norm_max(const double *a, int64_t n, int64_t k, int64_t ld) {
+  double m = 0;
+  for (int64_t j = 0; j < k; j++) {
+    double s = 0;
+    for (int64_t i = 0; i < n; i++) s += a[i * ld + j] * a[i * ld + j];
+    if (s > m) m = s;
+  }
+  return sqrt(m);
+}
+
+/* ---- gram ---------------------------------------------------------------------------------- */
+static void t_gram(int64_t n, int64_t p, int64_t q, int64_t padx, int64_t pady) {
+  const int64_t ldx = ld_of(p, padx), ldy = ld_of(q, pady), ldg = q + 2;
+  double *X = hmalloc(slen(RM, n, p, ldx)), *Y = hmalloc(slen(RM, n, q, ldy));
+  fill(X, RM, n, p, ldx, 1, 0, NAN);
+  fill(Y, RM, n, q, ldy, 1, 0, NAN);
+  double *Xd = dcopy(X, slen(RM, n, p, ldx)), *Yd = dcopy(Y, slen(RM, n, q, ldy));
+  double *ref = hmalloc(slen(RM, p, q, ldg)), *got = hmalloc(slen(RM, p, q, ldg));
+  fill(ref, RM, p, q, ldg, 0, NAN, SENT);
+  fill(got, RM, p, q, ldg, 0, NAN, SENT);
+  CHECK_OK(H, HB->gram(H, n, p, q, X, ldx, Y, ldy, ref, ldg));
+  CHECK_OK(D, DB->gram(D, n, p, q, Xd, ldx, Yd, ldy, got, ldg));
+  int pad;
+  const double scale = col_norm_max(X, n, p, ldx) * col_norm_max(Y, n, q, ldy);
+  const double d = block_diff(got, ref, RM, p, q, ldg, scale, &pad);
+  CHECK(d <= TOL && pad, "gram n=%lld p=%lld q=%lld ldx=%lld ldy=%lld: diff %.3g, padding %s",
+        (long long)n, (long long)p, (long long)q, (long long)ldx, (long long)ldy, d,
+        pad ? "kept" : "WRITTEN");
+  free(X), free(Y), free(ref), free(got), dfree(Xd), dfree(Yd);
+}
+
+/* ---- gemm ---------------------------------------------------------------------------------- */
+static void t_gemm(int64_t n, int64_t p, int64_t q, double a, double beta, int64_t padx,
+                   int64_t pady) {
+  const int64_t ldx = ld_of(p, padx), ldy = ld_of(q, pady), ldc = q + 1;
+  const size_t lx = slen(RM, n, p, ldx), ly = slen(RM, n, q, ldy);
+  double *X = hmalloc(lx), *Cm = hmalloc(slen(RM, p, q, ldc)), *Y0 = hmalloc(ly);
+  double *ref = hmalloc(ly), *got = hmalloc(ly);
+  fill(X, RM, n, p, ldx, 1, 0, NAN);
+  fill(Cm, RM, p, q, ldc, 1, 0, NAN);
+  fill(Y0, RM, n, q, ldy, beta != 0.0, NAN, SENT);
+  memcpy(ref, Y0, sizeof(double) * (ly ? ly : 1));
+  double *Xd = dcopy(X, lx), *Yd = dcopy(Y0, ly);
+  CHECK_OK(H, HB->gemm(H, n, p, q, a, X, ldx, Cm, ldc, beta, ref, ldy));
+  CHECK_OK(D, DB->gemm(D, n, p, q, a, Xd, ldx, Cm, ldc, beta, Yd, ldy));
+  double cmax = 0;
+  for (int64_t i = 0; i < p; i++)
+    for (int64_t j = 0; j < q; j++) cmax = fmax(cmax, fabs(Cm[i * ldc + j]));
+  /* C may be reused as soon as the call returns */
+  for (size_t s = 0; s < slen(RM, p, q, ldc); s++) Cm[s] = NAN;
+  down(got, Yd, sizeof(double) * ly);
+  int pad;
+  const double scale = fabs(a) * (double)p * cmax + fabs(beta); /* |x|, |y0| < 1 */
+  const double d = block_diff(got, ref, RM, n, q, ldy, scale, &pad);
+  CHECK(d <= TOL && pad, "gemm n=%lld p=%lld q=%lld a=%g beta=%g: diff %.3g, padding %s",
+        (long long)n, (long long)p, (long long)q, a, beta, d, pad ? "kept" : "WRITTEN");
+  free(X), free(Cm), free(Y0), free(ref), free(got), dfree(Xd), dfree(Yd);
+}
+
+/* ---- dscale -------------------------------------------------------------------------------- */
+/* mode 0: Y separate, 1: in place (Y = X), 2: Y NULL */
+static void t_dscale(int64_t n, int64_t k, int use_d, int mode, int nrm, int64_t padx,
+                     int64_t pady) {
+  const int64_t ldx = ld_of(k, padx), ldy = mode == 1 ? ldx : ld_of(k, pady);
+  const size_t lx = slen(RM, n, k, ldx), ly = slen(RM, n, k, ldy);
+  double *X = hmalloc(lx), *dv = hmalloc((size_t)n), *Yr = hmalloc(ly);
+  double *Yg = hmalloc(lx > ly ? lx : ly);
+  double *nr = hmalloc((size_t)k + 1), *ng = hmalloc((size_t)k + 1);
+  fill(X, RM, n, k, ldx, 1, 0, mode == 1 ? SENT : NAN);
+  const uint64_t sd = seed_counter++;
+  for (int64_t i = 0; i < n; i++) dv[i] = 2.0 * coal_random_uniform(sd, (uint64_t)i);
+  fill(Yr, RM, n, k, ldy, 0, NAN, SENT);
+  for (int64_t j = 0; j <= k; j++) nr[j] = ng[j] = j < k ? NAN : SENT;
+  double *Xd = dcopy(X, lx), *dd = use_d ? dcopy(dv, (size_t)n) : NULL;
+  double *Yd = mode == 0 ? dcopy(Yr, ly) : mode == 1 ? Xd : NULL;
+  double *Yh = mode == 0 ? Yr : mode == 1 ? X : NULL;
+  CHECK_OK(H, HB->dscale(H, n, k, use_d ? dv : NULL, X, ldx, Yh, ldy, nrm ? nr : NULL));
+  CHECK_OK(D, DB->dscale(D, n, k, dd, Xd, ldx, Yd, ldy, nrm ? ng : NULL));
+  const char *mname = mode == 0 ? "Y" : mode == 1 ? "in place" : "Y NULL";
+  int pad = 1;
+  double dy = 0;
+  if (mode == 0) {
+    down(Yg, Yd, sizeof(double) * ly);
+    dy = block_diff(Yg, Yr, RM, n, k, ldy, 1.0, &pad);
+  } else { /* in place: X holds the result; Y NULL: X unchanged (X still holds X) */
+    down(Yg, Xd, sizeof(double) * lx);
+    dy = block_diff(Yg, X, RM, n, k, ldx, 1.0, &pad);
+    if (mode == 2) pad = 1; /* NaN padding, checked as entries below */
+    for (size_t s = 0; mode == 2 && s < lx; s++)
+      if (!is_entry(RM, n, k, ldx, s) && !isnan(Yg[s])) pad = 0;
+  }
+  CHECK(dy == 0 && pad, "dscale n=%lld k=%lld d=%d %s nrm=%d: Y diff %.3g, padding %s",
+        (long long)n, (long long)k, use_d, mname, nrm, dy, pad ? "kept" : "WRITTEN");
+  if (nrm) {
+    double dn = ng[k] == SENT ? 0 : INFINITY;
+    for (int64_t j = 0; j < k; j++) {
+      double e = fabs(ng[j] - nr[j]) / (nr[j] > 0 ? nr[j] : 1.0);
+      if (isnan(e) || e > dn) dn = isnan(e) ? INFINITY : e;
+    }
+    CHECK(dn <= TOL, "dscale n=%lld k=%lld d=%d %s: nrm2 diff %.3g", (long long)n, (long long)k,
+          use_d, mname, dn);
+  }
+  free(X), free(dv), free(Yr), free(Yg), free(nr), free(ng);
+  dfree(Xd), dfree(dd);
+  if (mode == 0) dfree(Yd);
+}
+
+/* ---- copy_cols ----------------------------------------------------------------------------- */
+/* m distinct random indices of [0, range) */
+static int32_t *rand_map(int64_t m, int64_t range) {
+  int32_t *all = malloc(sizeof(int32_t) * (size_t)(range + 1));
+  if (!all) abort();
+  for (int64_t i = 0; i < range; i++) all[i] = (int32_t)i;
+  const uint64_t s = seed_counter++;
+  for (int64_t i = 0; i < m; i++) {
+    int64_t j =
+        i + (int64_t)((coal_random_uniform(s, (uint64_t)i) + 1.0) * 0.5 * (double)(range - i));
+    if (j >= range) j = range - 1;
+    int32_t t = all[i];
+    all[i] = all[j], all[j] = t;
+  }
+  return all;
+}
+
+static void t_copy(int64_t n, int64_t q, coal_layout lx, coal_layout ly, int maps, int64_t padx,
+                   int64_t pady) {
+  const int64_t kx = maps & 1 ? q + 5 : q, ky = maps & 2 ? q + 3 : q;
+  const int64_t ldx = ld_of(lx == CM ? n : kx, padx), ldy = ld_of(ly == CM ? n : ky, pady);
+  const size_t sx = slen(lx, n, kx, ldx), sy = slen(ly, n, ky, ldy);
+  double *X = hmalloc(sx), *Yr = hmalloc(sy), *Yg = hmalloc(sy);
+  fill(X, lx, n, kx, ldx, 1, 0, NAN);
+  fill(Yr, ly, n, ky, ldy, 1, 0, SENT);
+  int32_t *xc = maps & 1 ? rand_map(q, kx) : NULL, *yc = maps & 2 ? rand_map(q, ky) : NULL;
+  double *Xd = dcopy(X, sx), *Yd = dcopy(Yr, sy);
+  CHECK_OK(H, HB->copy_cols(H, n, q, X, lx, ldx, xc, Yr, ly, ldy, yc));
+  CHECK_OK(D, DB->copy_cols(D, n, q, Xd, lx, ldx, xc, Yd, ly, ldy, yc));
+  /* the maps may be reused as soon as the call returns */
+  for (int64_t j = 0; j < q; j++) {
+    if (xc) xc[j] = -1;
+    if (yc) yc[j] = -1;
+  }
+  down(Yg, Yd, sizeof(double) * sy);
+  int pad;
+  const double d = block_diff(Yg, Yr, ly, n, ky, ldy, 1.0, &pad);
+  CHECK(d == 0 && pad, "copy_cols n=%lld q=%lld %s->%s maps=%d: diff %.3g, padding %s",
+        (long long)n, (long long)q, lx == RM ? "row" : "col", ly == RM ? "row" : "col", maps, d,
+        pad ? "kept" : "WRITTEN");
+  free(X), free(Yr), free(Yg), free(xc), free(yc), dfree(Xd), dfree(Yd);
+}
+
+/* ---- CG steps ------------------------------------------------------------------------------ */
+static double rel(double got, double ref) {
+  if (isnan(got) || isnan(ref)) return INFINITY;
+  return fabs(got - ref) / (fabs(ref) > 0 ? fabs(ref) : 1.0);
+}
+
+/* cg_dot on random-sign vectors (also x == y), judged against sum |x_i y_i|. */
+static void t_dot(int64_t n, int off) {
+  double *x = hmalloc((size_t)n + 1), *y = hmalloc((size_t)n + 1);
+  const uint64_t s1 = seed_counter++, s2 = seed_counter++;
+  for (int64_t i = 0; i <= n; i++)
+    x[i] = coal_random_uniform(s1, (uint64_t)i), y[i] = coal_random_uniform(s2, (uint64_t)i);
+  double *xd = dcopy(x, (size_t)n + 1), *yd = dcopy(y, (size_t)n + 1), *scd = dalloc(32);
+  for (int same = 0; same < 2; same++) {
+    const double *yh = same ? x : y, *ydv = same ? xd : yd;
+    double sh[4] = {NAN, NAN, NAN, NAN}, sg[4], scale = 0;
+    up(scd, sh, sizeof sh);
+    for (int64_t i = 0; i < n; i++) scale += fabs(x[off + i] * yh[off + i]);
+    CHECK_OK(H, HB->cg_dot(H, n, x + off, yh + off, sh, COAL_CG_RR));
+    CHECK_OK(D, DB->cg_dot(D, n, xd + off, ydv + off, scd, COAL_CG_RR));
+    down(sg, scd, sizeof sg);
+    const double d = isnan(sg[COAL_CG_RR])
+                         ? INFINITY
+                         : fabs(sg[COAL_CG_RR] - sh[COAL_CG_RR]) / (scale > 0 ? scale : 1.0);
+    CHECK(d <= TOL && isnan(sg[0]) && isnan(sg[1]) && isnan(sg[2]) && (n > 0 || sg[3] == 0.0),
+          "cg_dot n=%lld off=%d x%sy: %.17g vs %.17g (diff %.3g), other slots written",
+          (long long)n, off, same ? "==" : "!=", sg[COAL_CG_RR], sh[COAL_CG_RR], d);
+  }
+  free(x), free(y), dfree(xd), dfree(yd), dfree(scd);
+}
+
+/* max |got - ref| / scale over n entries (NaN: inf). */
+static double vec_diff(const double *got, const double *ref, int64_t n, double scale) {
+  double d = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (isnan(got[i]) || isnan(ref[i])) return INFINITY;
+    if (fabs(got[i] - ref[i]) > d) d = fabs(got[i] - ref[i]);
+  }
+  return scale > 0 ? d / scale : d;
+}
+
+/* CG on a diagonal system (A = diag(a), q = A p computed on the host and given to both) for
+ * `iters` iterations, par alternating. Every step starts both sides from the same state (the
+ * host's, uploaded), so that each is judged alone: near convergence r is rounding noise, which
+ * two summation orders do not reproduce. Errors are measured against the step's scale
+ * (|x| + |alpha p|, |r| + |alpha q|, their squares summed, |z| + |beta p|). off = 1: the vectors
+ * start 8 bytes past an allocation (not 16-byte aligned). */
+static void t_cg(int64_t n, int use_dinv, int off, int iters) {
+  const size_t len = (size_t)n + 1, bytes = sizeof(double) * len;
+  double *x = hmalloc(len), *r = hmalloc(len), *p = hmalloc(len), *q = hmalloc(len);
+  double *dinv = hmalloc(len), *A = hmalloc(len), *tmp = hmalloc(len);
+  const uint64_t sa = seed_counter++, sb = seed_counter++;
+  for (size_t i = 0; i < len; i++) {
+    A[i] = 2.0 + coal_random_uniform(sa, i); /* [1, 3) */
+    dinv[i] = use_dinv ? 1.0 / (A[i] * (1.0 + 0.1 * coal_random_uniform(sa + 7, i))) : 1.0;
+    x[i] = 0.0;
+    r[i] = coal_random_uniform(sb, i);
+    p[i] = dinv[i] * r[i];
+    q[i] = NAN;
+  }
+  double sc[4] = {NAN, NAN, NAN, NAN}, sg[4];
+  double *xd = dalloc(bytes), *rd = dalloc(bytes), *pd = dalloc(bytes), *qd = dalloc(bytes);
+  double *dd = use_dinv ? dcopy(dinv, len) : NULL, *scd = dalloc(sizeof sc);
+  const double *dh = use_dinv ? dinv + off : NULL, *ddv = use_dinv ? dd + off : NULL;
+  const double *ph = p + off, *qh = q + off, *rh = r + off, *xh = x + off, *zh = dinv + off;
+  /* sc[RZ+0] = r.z */
+  up(rd, r, bytes), up(pd, p, bytes), up(scd, sc, sizeof sc);
+  CHECK_OK(H, HB->cg_dot(H, n, r + off, p + off, sc, COAL_CG_RZ));
+  CHECK_OK(D, DB->cg_dot(D, n, rd + off, pd + off, scd, COAL_CG_RZ));
+  down(sg, scd, sizeof sg);
+  CHECK(rel(sg[COAL_CG_RZ], sc[COAL_CG_RZ]) <= TOL, "cg n=%lld: initial r.z %.17g vs %.17g",
+        (long long)n, sg[COAL_CG_RZ], sc[COAL_CG_RZ]);
+  for (int it = 0; it < iters; it++) {
+    const int par = it & 1;
+    if (n > 0 && sc[COAL_CG_RZ + par] == 0.0) break;     /* converged (n = 1): alpha would be 0/0 */
+    for (size_t i = 0; i < len; i++) q[i] = A[i] * p[i]; /* the "SpMV" */
+    /* p.q (a sum of positive terms) */
+    sc[COAL_CG_PQ] = sc[COAL_CG_RZ + 1 - par] = sc[COAL_CG_RR] = NAN;
+    up(xd, x, bytes), up(rd, r, bytes), up(pd, p, bytes), up(qd, q, bytes);
+    up(scd, sc, sizeof sc);
+    CHECK_OK(H, HB->cg_dot(H, n, p + off, q + off, sc, COAL_CG_PQ));
+    CHECK_OK(D, DB->cg_dot(D, n, pd + off, qd + off, scd, COAL_CG_PQ));
+    down(sg, scd, sizeof sg);
+    CHECK(rel(sg[COAL_CG_PQ], sc[COAL_CG_PQ]) <= TOL && isnan(sg[COAL_CG_RR]) &&
+              isnan(sg[COAL_CG_RZ + 1 - par]),
+          "cg n=%lld dinv=%d off=%d it=%d: p.q %.17g vs %.17g", (long long)n, use_dinv, off, it,
+          sg[COAL_CG_PQ], sc[COAL_CG_PQ]);
+    /* x, r and the new r.z, r.r, from the host's sc */
+    up(scd, sc, sizeof sc);
+    const double alpha = sc[COAL_CG_RZ + par] / sc[COAL_CG_PQ];
+    double sx = 0, sr = 0, srr = 0, srz = 0;
+    for (int64_t i = 0; i < n; i++) {
+      const double er = fabs(rh[i]) + fabs(alpha * qh[i]);
+      sx = fmax(sx, fabs(xh[i]) + fabs(alpha * ph[i]));
+      sr = fmax(sr, er);
+      srr += er * er;
+      srz += er * er * zh[i];
+    }
+    CHECK_OK(H, HB->cg_update_xr(H, n, sc, par, x + off, r + off, p + off, q + off, dh));
+    CHECK_OK(D, DB->cg_update_xr(D, n, scd, par, xd + off, rd + off, pd + off, qd + off, ddv));
+    down(sg, scd, sizeof sg);
+    const double drz =
+        fabs(sg[COAL_CG_RZ + 1 - par] - sc[COAL_CG_RZ + 1 - par]) / (srz > 0 ? srz : 1.0);
+    const double drr = fabs(sg[COAL_CG_RR] - sc[COAL_CG_RR]) / (srr > 0 ? srr : 1.0);
+    const int kept =
+        sg[COAL_CG_RZ + par] == sc[COAL_CG_RZ + par] && sg[COAL_CG_PQ] == sc[COAL_CG_PQ];
+    down(tmp, xd, bytes);
+    const double dx = vec_diff(tmp + off, x + off, n, sx);
+    const int outside = off ? tmp[0] == x[0] : tmp[n] == x[n]; /* past the vector: untouched */
+    down(tmp, rd, bytes);
+    const double dr = vec_diff(tmp + off, r + off, n, sr);
+    CHECK(drz <= TOL && drr <= TOL && kept && dx <= TOL && dr <= TOL && outside &&
+              (n > 0 || (sg[COAL_CG_RZ + 1 - par] == 0.0 && sg[COAL_CG_RR] == 0.0)),
+          "cg n=%lld dinv=%d off=%d it=%d par=%d: update_xr rz %.3g rr %.3g x %.3g r %.3g, other "
+          "slots %s, outside %s",
+          (long long)n, use_dinv, off, it, par, drz, drr, dx, dr, kept ? "kept" : "CHANGED",
+          outside ? "kept" : "WRITTEN");
+    /* p, from the host's r and sc */
+    up(rd, r, bytes), up(scd, sc, sizeof sc);
+    const double beta = sc[COAL_CG_RZ + 1 - par] / sc[COAL_CG_RZ + par];
+    double sp = 0;
+    for (int64_t i = 0; i < n; i++) sp = fmax(sp, fabs(zh[i] * rh[i]) + fabs(beta * ph[i]));
+    CHECK_OK(H, HB->cg_update_p(H, n, sc, par, p + off, r + off, dh));
+    CHECK_OK(D, DB->cg_update_p(D, n, scd, par, pd + off, rd + off, ddv));
+    down(tmp, pd, bytes);
+    const double dp = vec_diff(tmp + off, p + off, n, sp);
+    CHECK(dp <= TOL && (off ? tmp[0] == p[0] : tmp[n] == p[n]),
+          "cg n=%lld dinv=%d off=%d it=%d par=%d: update_p diff %.3g", (long long)n, use_dinv, off,
+          it, par, dp);
+  }
+  free(x), free(r), free(p), free(q), free(dinv), free(A), free(tmp);
+  dfree(xd), dfree(rd), dfree(pd), dfree(qd), dfree(dd), dfree(scd);
+}
+
+/* ---- timing -------------------------------------------------------------------------------- */
+/* Device time per call of the CG steps at n (no check but success), and the DRAM traffic they
+ * imply: 7, 4 and 2 vectors. */
+static void time_cg(int64_t n) {
+  const size_t bytes = sizeof(double) * (size_t)n;
+  double *h = hmalloc((size_t)n), *v[5];
+  for (int t = 0; t < 5; t++) {
+    for (int64_t i = 0; i < n; i++) h[i] = t == 4 ? 1.0 : coal_random_uniform(77 + t, (uint64_t)i);
+    v[t] = dcopy(h, (size_t)n);
+  }
+  double sc[4] = {1e6, 1e-3, 1e-3, 0}, *scd = dcopy(sc, 4);
+  const int reps = 200;
+  int bad = 0;
+  double gbs[3];
+  for (int op = 0; op < 3; op++) {
+    for (int rep = -10; rep < reps; rep++) {
+      if (rep == 0) {
+        CHECK_OK(D, coal_ctx_sync(D));
+        gbs[op] = coal_now_seconds();
+      }
+      /* par 0 for x, r (alpha = 1e-9 stays), 1 for p (beta = 1e-3 / r.z small) */
+      if (op == 0)
+        bad += DB->cg_update_xr(D, n, scd, 0, v[0], v[1], v[2], v[3], v[4]) != COAL_SUCCESS;
+      else if (op == 1)
+        bad += DB->cg_update_p(D, n, scd, 1, v[2], v[1], v[4]) != COAL_SUCCESS;
+      else
+        bad += DB->cg_dot(D, n, v[2], v[3], scd, COAL_CG_RR) != COAL_SUCCESS;
+    }
+    CHECK_OK(D, coal_ctx_sync(D));
+    const double s = (coal_now_seconds() - gbs[op]) / reps;
+    gbs[op] = (op == 0 ? 7.0 : op == 1 ? 4.0 : 2.0) * (double)bytes / s * 1e-9;
+    printf("  %-13s n=%lld: %7.2f us, %6.0f GB/s\n",
+           op == 0   ? "cg_update_xr"
+           : op == 1 ? "cg_update_p"
+                     : "cg_dot",
+           (long long)n, s * 1e6, gbs[op]);
+  }
+  CHECK(bad == 0, "timing: %d calls failed", bad);
+  for (int t = 0; t < 5; t++) dfree(v[t]);
+  dfree(scd), free(h);
+}
+
+int main(void) {
+  if (!coal_cuda_available()) {
+    printf("no GPU: skipped\n");
+    return 77;
+  }
+  const char *qe = getenv("COALESCE_TEST_QUICK");
+  quick = qe && !strcmp(qe, "1");
+  CHECK_OK(NULL, coal_ctx_create(COAL_BACKEND_HOST, &H));
+  CHECK_OK(NULL, coal_ctx_create(COAL_BACKEND_CUDA, &D));
+  if (!H || !D) return check_finish();
+  printf("device: %s%s\n", coal_ctx_device_name(D), quick ? " (quick)" : "");
+  const int64_t small_n[] = {0, 1, 7, 1000};
+
+  /* gram: every width pair for small n, some for the large ones */
+  for (int a = 0; a < 4; a++)
+    for (int i = 0; i < NW; i++)
+      for (int j = 0; j < NW; j++)
+        t_gram(small_n[a], widths[i], widths[j], (i + j) % 3, (i * j) % 4);
+  t_gram(100003, 1, 1, 0, 0);
+  t_gram(100003, 8, 33, 1, 0);
+  t_gram(100003, 64, 3, 0, 2);
+  if (!quick) t_gram(100003, 128, 32, 0, 0), t_gram(BIG, 3, 8, 1, 1), t_gram(BIG, 1, 1, 0, 0);
+
+  /* gemm */
+  static const double ab[3][2] = {{1.0, 0.0}, {-1.0, 1.0}, {1.0, 0.5}};
+  for (int a = 0; a < 4; a++)
+    for (int i = 0; i < NW; i++)
+      for (int j = 0; j < NW; j++)
+        for (int c = 0; c < 3; c++)
+          t_gemm(small_n[a], widths[i], widths[j], ab[c][0], ab[c][1], (i + c) % 3, (j + c) % 2);
+  for (int c = 0; c < 3; c++) {
+    t_gemm(100003, 8, 8, ab[c][0], ab[c][1], 0, 1);
+    t_gemm(100003, 33, 64, ab[c][0], ab[c][1], 1, 0);
+    t_gemm(100003, 0, 5, ab[c][0], ab[c][1], 0, 0);
+    if (!quick) {
+      t_gemm(100003, 128, 3, ab[c][0], ab[c][1], 0, 0);
+      t_gemm(BIG, 3, 8, ab[c][0], ab[c][1], 1, 1);
+    }
+  }
+
+  /* dscale */
+  const int64_t dn[] = {0, 1, 7, 1000, 100003};
+  for (int a = 0; a < 5; a++)
+    for (int i = 0; i < NW; i++) {
+      if (a == 4 && widths[i] > 33) continue;
+      for (int use_d = 0; use_d < 2; use_d++)
+        for (int mode = 0; mode < 3; mode++)
+          for (int nrm = 0; nrm < 2; nrm++)
+            t_dscale(dn[a], widths[i], use_d, mode, nrm, (i + mode) % 3, (i + nrm) % 2);
+    }
+  if (!quick)
+    for (int mode = 0; mode < 3; mode++) {
+      t_dscale(BIG, 1, 1, mode, 1, 0, 0);
+      t_dscale(BIG, 3, mode != 1, mode, mode != 0, 1, 0);
+    }
+
+  /* copy_cols */
+  for (int a = 0; a < 5; a++)
+    for (int i = 0; i < NW; i++) {
+      if (a == 4 && widths[i] != 1 && widths[i] != 3 && widths[i] != 33) continue;
+      for (int l = 0; l < 4; l++)
+        for (int maps = 0; maps < 4; maps++)
+          t_copy(dn[a], widths[i], l & 1 ? RM : CM, l & 2 ? RM : CM, maps, (i + maps) % 3,
+                 (l + maps) % 2);
+    }
+  if (!quick)
+    for (int l = 0; l < 4; l++) t_copy(BIG, 3, l & 1 ? RM : CM, l & 2 ? RM : CM, l, 1, 0);
+
+  /* CG steps */
+  const int64_t cn[] = {0, 1, 7, 1000, 100003, BIG};
+  for (int a = 0; a < (quick ? 5 : 6); a++)
+    for (int off = 0; off < 2; off++) {
+      t_dot(cn[a], off);
+      for (int use_dinv = 0; use_dinv < 2; use_dinv++) t_cg(cn[a], use_dinv, off, 5);
+    }
+
+  CHECK_OK(D, coal_ctx_sync(D));
+  if (!quick) time_cg(1 << 21);
+  coal_ctx_destroy(&D);
+  coal_ctx_destroy(&H);
+  return check_finish();
+}

@@ -1,0 +1,337 @@
+/* Host dense block operations (kernels/host/blas.c) against formulas written here: sums in long
+ * double with the loops in another order (column by column), index arithmetic spelt out per
+ * layout. n in {0, 1, 7, 100, 1000, 5003}, widths in {0, 1, 3, 8, 32, 33, 64, 128}, leading
+ * dimensions above the tight value (input padding NaN: never read; output padding a sentinel:
+ * kept), beta = 0 over NaN, a = -1, dscale with d NULL or not, in place, Y NULL, nrm2 or not,
+ * copy_cols with every layout pair and random column maps (other columns kept), empty sizes
+ * (n = 0: G = 0, nrm2 = 0, p = 0: Y = beta*Y, nothing written when q = 0). The CG steps: a
+ * hand-computed case with exact (dyadic) numbers, both parities, dinv NULL or not; and several
+ * iterations on random vectors against long-double formulas, par alternating. */
+#include "blas.h"
+#include "check.h"
+
+#define RM COAL_ROW_MAJOR
+#define CM COAL_COL_MAJOR
+
+static const double SENT = 12345.0;
+static const double TOL = 1e-13;
+static uint64_t seed_counter = 4242;
+static coal_ctx H;
+#define HB (coal_blas(H))
+
+static const int64_t widths[] = {0, 1, 3, 8, 32, 33, 64, 128};
+#define NW ((int)(sizeof widths / sizeof widths[0]))
+
+static double *hmalloc(size_t count) {
+  double *p = malloc(sizeof(double) * (count ? count : 1));
+  if (!p) abort(); /* test harness only */
+  return p;
+}
+static int64_t ld_of(int64_t tight, int64_t pad) { return (tight > 0 ? tight : 1) + pad; }
+/* entry (i, j) of a block, written out per layout */
+static int64_t at(coal_layout l, int64_t ld, int64_t i, int64_t j) {
+  if (l == RM) return i * ld + j;
+  return j * ld + i;
+}
+static size_t slen(coal_layout l, int64_t n, int64_t k, int64_t ld) {
+  return (size_t)(ld * (l == CM ? k : n));
+}
+/* Storage of a block: every slot `pad`, then the entries random uniform [-1, 1) (random) or
+ * `entry`. */
+static double *block(coal_layout l, int64_t n, int64_t k, int64_t ld, int random, double entry,
+                     double pad) {
+  const size_t len = slen(l, n, k, ld);
+  double *a = hmalloc(len);
+  for (size_t s = 0; s < len; s++) a[s] = pad;
+  const uint64_t seed = seed_counter++;
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t j = 0; j < k; j++)
+      a[at(l, ld, i, j)] = random ? coal_random_uniform(seed, (uint64_t)(i * k + j)) : entry;
+  return a;
+}
+/* Padding slots (not entries) of a block all hold SENT. */
+static int pad_kept(const double *a, coal_layout l, int64_t n, int64_t k, int64_t ld) {
+  const size_t len = slen(l, n, k, ld);
+  char *is = calloc(len + 1, 1);
+  if (!is) abort();
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t j = 0; j < k; j++) is[at(l, ld, i, j)] = 1;
+  int ok = 1;
+  for (size_t s = 0; s < len; s++)
+    if (!is[s] && a[s] != SENT) ok = 0;
+  free(is);
+  return ok;
+}
+/* |got - ref| / scale, NaN: inf */
+static double err(double got, long double ref, long double scale) {
+  if (isnan(got) || isnan((double)ref)) return INFINITY;
+  long double e = fabsl((long double)got - ref);
+  return (double)(scale > 0 ? e / scale : e);
+}
+
+/* ---- gram ---------------------------------------------------------------------------------- */
+static void t_gram(int64_t n, int64_t p, int64_t q) {
+  const int64_t ldx = ld_of(p, (p + 1) % 3), ldy = ld_of(q, q % 2), ldg = q + 3;
+  double *X = block(RM, n, p, ldx, 1, 0, NAN), *Y = block(RM, n, q, ldy, 1, 0, NAN);
+  double *G = block(RM, p, q, ldg, 0, NAN, SENT);
+  CHECK_OK(H, HB->gram(H, n, p, q, X, ldx, Y, ldy, G, ldg));
+  double worst = 0;
+  for (int64_t a = 0; a < p; a++)
+    for (int64_t b = 0; b < q; b++) {
+      long double s = 0, nx = 0, ny = 0;
+      for (int64_t i = n - 1; i >= 0; i--) { /* backwards, in long double */
+        const long double xa = X[i * ldx + a], yb = Y[i * ldy + b];
+        s += xa * yb, nx += xa * xa, ny += yb * yb;
+      }
+      const double e =
+          n == 0 ? (G[a * ldg + b] == 0.0 ? 0 : INFINITY) : err(G[a * ldg + b], s, sqrtl(nx * ny));
+      if (e > worst) worst = e;
+    }
+  const int pad = pad_kept(G, RM, p, q, ldg);
+  CHECK(worst <= TOL && pad, "gram n=%lld p=%lld q=%lld: error %.3g, padding %s", (long long)n,
+        (long long)p, (long long)q, worst, pad ? "kept" : "WRITTEN");
+  free(X), free(Y), free(G);
+}
+
+/* ---- gemm ---------------------------------------------------------------------------------- */
+static void t_gemm(int64_t n, int64_t p, int64_t q, double a, double beta) {
+  const int64_t ldx = ld_of(p, (p + 2) % 3), ldy = ld_of(q, (q + 1) % 2), ldc = q + 2;
+  double *X = block(RM, n, p, ldx, 1, 0, NAN), *C = block(RM, p, q, ldc, 1, 0, NAN);
+  double *Y = block(RM, n, q, ldy, beta != 0.0, NAN, SENT);
+  double *Y0 = hmalloc(slen(RM, n, q, ldy));
+  memcpy(Y0, Y, sizeof(double) * slen(RM, n, q, ldy));
+  CHECK_OK(H, HB->gemm(H, n, p, q, a, X, ldx, C, ldc, beta, Y, ldy));
+  double worst = 0;
+  for (int64_t b = 0; b < q; b++)
+    for (int64_t i = 0; i < n; i++) {
+      long double s = 0, sa = 0;
+      for (int64_t c = p - 1; c >= 0; c--) {
+        s += (long double)X[i * ldx + c] * C[c * ldc + b];
+        sa += fabsl((long double)X[i * ldx + c] * C[c * ldc + b]);
+      }
+      long double ref = (long double)a * s, scale = fabsl((long double)a) * sa;
+      if (beta != 0.0) {
+        ref += (long double)beta * Y0[i * ldy + b];
+        scale += fabsl((long double)beta * Y0[i * ldy + b]);
+      }
+      const double e = err(Y[i * ldy + b], ref, scale);
+      if (e > worst) worst = e;
+    }
+  const int pad = pad_kept(Y, RM, n, q, ldy);
+  CHECK(worst <= TOL && pad, "gemm n=%lld p=%lld q=%lld a=%g beta=%g: error %.3g, padding %s",
+        (long long)n, (long long)p, (long long)q, a, beta, worst, pad ? "kept" : "WRITTEN");
+  free(X), free(C), free(Y), free(Y0);
+}
+
+/* ---- dscale -------------------------------------------------------------------------------- */
+/* mode 0: Y separate, 1: in place, 2: Y NULL */
+static void t_dscale(int64_t n, int64_t k, int use_d, int mode, int nrm) {
+  const int64_t ldx = ld_of(k, (k + mode) % 3), ldy = mode == 1 ? ldx : ld_of(k, 1 + k % 2);
+  double *X = block(RM, n, k, ldx, 1, 0, mode == 1 ? SENT : NAN);
+  double *X0 = hmalloc(slen(RM, n, k, ldx)), *d = hmalloc((size_t)n);
+  memcpy(X0, X, sizeof(double) * slen(RM, n, k, ldx));
+  const uint64_t sd = seed_counter++;
+  for (int64_t i = 0; i < n; i++) d[i] = 3.0 * coal_random_uniform(sd, (uint64_t)i);
+  double *Y = mode == 0 ? block(RM, n, k, ldy, 0, NAN, SENT) : mode == 1 ? X : NULL;
+  double *nr = hmalloc((size_t)k + 1);
+  for (int64_t j = 0; j <= k; j++) nr[j] = j < k ? NAN : SENT;
+  CHECK_OK(H, HB->dscale(H, n, k, use_d ? d : NULL, X, ldx, Y, ldy, nrm ? nr : NULL));
+  int ok = 1;
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t j = 0; j < k; j++) {
+      const double x0 = X0[i * ldx + j];
+      if (Y && Y[i * ldy + j] != (use_d ? d[i] * x0 : x0)) ok = 0;
+      if (mode != 1 && X[i * ldx + j] != x0) ok = 0; /* X read only */
+    }
+  if (Y && !pad_kept(Y, RM, n, k, ldy)) ok = 0;
+  double worst = nr[k] == SENT ? 0 : INFINITY;
+  for (int64_t j = 0; nrm && j < k; j++) {
+    long double s = 0;
+    for (int64_t i = n - 1; i >= 0; i--) s += (long double)X0[i * ldx + j] * X0[i * ldx + j];
+    const double e = n == 0 ? (nr[j] == 0.0 ? 0 : INFINITY) : err(nr[j], s, s);
+    if (e > worst) worst = e;
+  }
+  if (!nrm)
+    for (int64_t j = 0; j < k; j++)
+      if (!isnan(nr[j])) worst = INFINITY;
+  CHECK(ok && worst <= TOL, "dscale n=%lld k=%lld d=%d mode=%d nrm=%d: Y %s, nrm2 error %.3g",
+        (long long)n, (long long)k, use_d, mode, nrm, ok ? "ok" : "WRONG", worst);
+  free(X), free(X0), free(d), free(nr);
+  if (mode == 0) free(Y);
+}
+
+/* ---- copy_cols ----------------------------------------------------------------------------- */
+/* m distinct random indices of [0, range) */
+static int32_t *rand_map(int64_t m, int64_t range) {
+  int32_t *all = malloc(sizeof(int32_t) * (size_t)(range + 1));
+  if (!all) abort();
+  for (int64_t i = 0; i < range; i++) all[i] = (int32_t)i;
+  const uint64_t s = seed_counter++;
+  for (int64_t i = 0; i < m; i++) {
+    int64_t j =
+        i + (int64_t)((coal_random_uniform(s, (uint64_t)i) + 1.0) * 0.5 * (double)(range - i));
+    if (j >= range) j = range - 1;
+    int32_t t = all[i];
+    all[i] = all[j], all[j] = t;
+  }
+  return all;
+}
+
+static void t_copy(int64_t n, int64_t q, coal_layout lx, coal_layout ly, int maps) {
+  const int64_t kx = maps & 1 ? q + 4 : q, ky = maps & 2 ? q + 2 : q;
+  const int64_t ldx = ld_of(lx == CM ? n : kx, maps % 2 + 1), ldy = ld_of(ly == CM ? n : ky, 2);
+  double *X = block(lx, n, kx, ldx, 1, 0, NAN), *Y = block(ly, n, ky, ldy, 1, 0, SENT);
+  const size_t sy = slen(ly, n, ky, ldy);
+  double *Y0 = hmalloc(sy);
+  memcpy(Y0, Y, sizeof(double) * sy);
+  int32_t *xc = maps & 1 ? rand_map(q, kx) : NULL, *yc = maps & 2 ? rand_map(q, ky) : NULL;
+  CHECK_OK(H, HB->copy_cols(H, n, q, X, lx, ldx, xc, Y, ly, ldy, yc));
+  /* expected: Y0 with column yc[j] replaced by column xc[j] of X */
+  for (int64_t j = 0; j < q; j++) {
+    const int64_t cx = xc ? xc[j] : j, cy = yc ? yc[j] : j;
+    for (int64_t i = 0; i < n; i++)
+      Y0[ly == RM ? i * ldy + cy : cy * ldy + i] = X[lx == RM ? i * ldx + cx : cx * ldx + i];
+  }
+  int ok = 1;
+  for (size_t s = 0; s < sy; s++)
+    if (!(Y[s] == Y0[s])) ok = 0;
+  CHECK(ok, "copy_cols n=%lld q=%lld %s->%s maps=%d: wrong", (long long)n, (long long)q,
+        lx == RM ? "row" : "col", ly == RM ? "row" : "col", maps);
+  free(X), free(Y), free(Y0), free(xc), free(yc);
+}
+
+/* ---- CG steps ------------------------------------------------------------------------------ */
+/* Numbers chosen so that every operation is exact: p.q = 6.5, alpha = 13 / 6.5 = 2,
+ * x + 2p = (2, 1, -2, 3), r - 2q = (-3, -4, 1.5, 0), r.z = 9/2 + 16*17/16 + 2.25*2 + 0 = 26,
+ * r.r = 27.25, beta = 26 / 13 = 2, z + 2p = (0.5, -4.25, 1, 4). Without dinv r.z = r.r = 27.25
+ * and p = r + (27.25/13) p. */
+static void t_cg_hand(int par, int use_dinv) {
+  double x[4] = {0, 1, 0, -1}, r[4] = {1, -2, 0.5, 4}, p[4] = {1, 0, -1, 2}, q[4] = {2, 1, -0.5, 2};
+  const double dinv[4] = {0.5, 1.0625, 2, 0.25};
+  double sc[4] = {NAN, NAN, NAN, NAN};
+  sc[COAL_CG_RZ + par] = 13.0;
+  CHECK_OK(H, HB->cg_dot(H, 4, p, q, sc, COAL_CG_PQ));
+  CHECK(sc[COAL_CG_PQ] == 6.5 && isnan(sc[COAL_CG_RZ + 1 - par]) && isnan(sc[COAL_CG_RR]),
+        "cg_dot hand case: %g, expected 6.5 (other slots untouched)", sc[COAL_CG_PQ]);
+  CHECK_OK(H, HB->cg_update_xr(H, 4, sc, par, x, r, p, q, use_dinv ? dinv : NULL));
+  const double xe[4] = {2, 1, -2, 3}, re[4] = {-3, -4, 1.5, 0};
+  int ok = sc[COAL_CG_PQ] == 6.5 && sc[COAL_CG_RZ + par] == 13.0;
+  for (int i = 0; i < 4; i++) ok &= x[i] == xe[i] && r[i] == re[i];
+  const double rz = use_dinv ? 26.0 : 27.25;
+  CHECK(ok && sc[COAL_CG_RZ + 1 - par] == rz && sc[COAL_CG_RR] == 27.25,
+        "cg_update_xr hand case par=%d dinv=%d: r.z %g (expected %g), r.r %g (27.25), x/r %s", par,
+        use_dinv, sc[COAL_CG_RZ + 1 - par], rz, sc[COAL_CG_RR], ok ? "ok" : "WRONG");
+  CHECK_OK(H, HB->cg_update_p(H, 4, sc, par, p, r, use_dinv ? dinv : NULL));
+  const double p0[4] = {1, 0, -1, 2}, pe[4] = {0.5, -4.25, 1, 4};
+  double e = 0;
+  for (int i = 0; i < 4; i++) {
+    const long double ref = use_dinv ? (long double)pe[i] : re[i] + 27.25L / 13.0L * p0[i];
+    const double ei = err(p[i], ref, 1.0L);
+    if (ei > e) e = ei;
+  }
+  CHECK(e <= (use_dinv ? 0.0 : 1e-14), "cg_update_p hand case par=%d dinv=%d: error %.3g", par,
+        use_dinv, e);
+}
+
+/* Iterations on random vectors (q = A p with A diagonal), against long double formulas applied
+ * to the same inputs at each step. */
+static void t_cg_random(int64_t n, int use_dinv, int iters) {
+  double *x = hmalloc((size_t)n), *r = hmalloc((size_t)n), *p = hmalloc((size_t)n);
+  double *q = hmalloc((size_t)n), *dinv = hmalloc((size_t)n), *A = hmalloc((size_t)n);
+  const uint64_t s = seed_counter++;
+  for (int64_t i = 0; i < n; i++) {
+    A[i] = 2.0 + coal_random_uniform(s, (uint64_t)i);
+    dinv[i] = 1.0 / A[i];
+    x[i] = coal_random_uniform(s + 1, (uint64_t)i);
+    r[i] = coal_random_uniform(s + 2, (uint64_t)i);
+    p[i] = (use_dinv ? dinv[i] : 1.0) * r[i];
+  }
+  const double *dv = use_dinv ? dinv : NULL;
+  double sc[4] = {NAN, NAN, NAN, NAN};
+  CHECK_OK(H, HB->cg_dot(H, n, r, p, sc, COAL_CG_RZ));
+  for (int it = 0; it < iters; it++) {
+    const int par = it & 1;
+    if (n > 0 && sc[COAL_CG_RZ + par] == 0.0) break; /* converged (n = 1): alpha would be 0/0 */
+    for (int64_t i = 0; i < n; i++) q[i] = A[i] * p[i];
+    long double pq = 0;
+    for (int64_t i = n - 1; i >= 0; i--) pq += (long double)p[i] * q[i];
+    CHECK_OK(H, HB->cg_dot(H, n, p, q, sc, COAL_CG_PQ));
+    double worst = err(sc[COAL_CG_PQ], pq, pq > 0 ? pq : 1);
+    /* x, r from the double alpha; each new r_i is off by up to ~eps (|r_i| + |alpha q_i|) */
+    const double alpha = sc[COAL_CG_RZ + par] / sc[COAL_CG_PQ];
+    long double *xl = malloc(sizeof(long double) * 2 * (size_t)(n + 1));
+    if (!xl) abort();
+    long double *rl = xl + n, rz = 0, rr = 0, srz = 0, srr = 0;
+    double sx = 0, sr = 0;
+    for (int64_t i = n - 1; i >= 0; i--) {
+      const long double w = use_dinv ? dinv[i] : 1.0, e = fabs(r[i]) + fabs(alpha * q[i]);
+      xl[i] = x[i] + (long double)alpha * p[i];
+      rl[i] = r[i] - (long double)alpha * q[i];
+      sx = fmax(sx, fabs(x[i]) + fabs(alpha * p[i]));
+      sr = fmax(sr, (double)e);
+      rz += rl[i] * rl[i] * w, rr += rl[i] * rl[i];
+      srz += e * e * w, srr += e * e;
+    }
+    sc[COAL_CG_RZ + 1 - par] = sc[COAL_CG_RR] = NAN;
+    CHECK_OK(H, HB->cg_update_xr(H, n, sc, par, x, r, p, q, dv));
+    for (int64_t i = 0; i < n; i++) {
+      worst = fmax(worst, err(x[i], xl[i], sx));
+      worst = fmax(worst, err(r[i], rl[i], sr));
+    }
+    worst = fmax(worst, err(sc[COAL_CG_RZ + 1 - par], rz, srz > 0 ? srz : 1));
+    worst = fmax(worst, err(sc[COAL_CG_RR], rr, srr > 0 ? srr : 1));
+    /* p from the double beta */
+    const double beta = sc[COAL_CG_RZ + 1 - par] / sc[COAL_CG_RZ + par];
+    double sp = 0;
+    for (int64_t i = 0; i < n; i++) {
+      xl[i] = (long double)(use_dinv ? dinv[i] : 1.0) * r[i] + (long double)beta * p[i];
+      sp = fmax(sp, fabs((use_dinv ? dinv[i] : 1.0) * r[i]) + fabs(beta * p[i]));
+    }
+    CHECK_OK(H, HB->cg_update_p(H, n, sc, par, p, r, dv));
+    for (int64_t i = 0; i < n; i++) worst = fmax(worst, err(p[i], xl[i], sp));
+    CHECK(worst <= TOL && (n > 0 || (sc[COAL_CG_PQ] == 0 && sc[COAL_CG_RR] == 0)),
+          "cg n=%lld dinv=%d it=%d par=%d: error %.3g", (long long)n, use_dinv, it, par, worst);
+    free(xl);
+  }
+  free(x), free(r), free(p), free(q), free(dinv), free(A);
+}
+
+int main(void) {
+  CHECK_OK(NULL, coal_ctx_create(COAL_BACKEND_HOST, &H));
+  if (!H) return check_finish();
+  CHECK(coal_blas(H) == &coal_blas_host, "coal_blas(host context) is not the host table");
+
+  const int64_t ns[] = {0, 1, 7, 100};
+  for (int a = 0; a < 4; a++)
+    for (int i = 0; i < NW; i++)
+      for (int j = 0; j < NW; j++) {
+        t_gram(ns[a], widths[i], widths[j]);
+        t_gemm(ns[a], widths[i], widths[j], 1.0, 0.0);
+        t_gemm(ns[a], widths[i], widths[j], -1.0, 1.0);
+        t_gemm(ns[a], widths[i], widths[j], 1.0, 0.5);
+      }
+  t_gram(1000, 33, 8), t_gram(5003, 3, 64), t_gram(5003, 128, 1);
+  t_gemm(1000, 0, 7, -1.0, 0.5), t_gemm(1000, 64, 33, -1.0, 0.0), t_gemm(5003, 8, 3, 1.0, 0.5);
+
+  const int64_t dn[] = {0, 1, 7, 100, 1000};
+  for (int a = 0; a < 5; a++)
+    for (int i = 0; i < NW; i++)
+      for (int use_d = 0; use_d < 2; use_d++)
+        for (int mode = 0; mode < 3; mode++)
+          for (int nrm = 0; nrm < 2; nrm++) t_dscale(dn[a], widths[i], use_d, mode, nrm);
+
+  for (int a = 0; a < 5; a++)
+    for (int i = 0; i < NW; i++)
+      for (int l = 0; l < 4; l++)
+        for (int maps = 0; maps < 4; maps++)
+          t_copy(dn[a], widths[i], l & 1 ? RM : CM, l & 2 ? RM : CM, maps);
+
+  for (int par = 0; par < 2; par++)
+    for (int use_dinv = 0; use_dinv < 2; use_dinv++) t_cg_hand(par, use_dinv);
+  const int64_t cn[] = {0, 1, 7, 1000, 5003};
+  for (int a = 0; a < 5; a++)
+    for (int use_dinv = 0; use_dinv < 2; use_dinv++) t_cg_random(cn[a], use_dinv, 6);
+
+  coal_ctx_destroy(&H);
+  return check_finish();
+}

@@ -1,0 +1,405 @@
+/* CG and Block-CG (suite host; built again with TEST_CUDA for the cuda suite, where each
+ * solve also runs on a host context and the two must agree).
+ *
+ * Every solve starts from a NaN-free random or zero X, and the check is the true residual
+ * ||b - A x|| / ||b|| recomputed here with a plain host CSR loop in long double, independent
+ * of the library's own report (which is also checked against it):
+ *   - the SPD SuiteSparse matrices and generated Laplacians reach rtol 1e-8 with Jacobi, CG and
+ *     Block-CG (k = 4), Block-CG in at most CG's iterations on every column;
+ *   - blocks with a repeated column, a zero column, k larger than n, nearly dependent columns;
+ *   - a symmetric indefinite matrix is reported (not SPD / diverged), a non-symmetric one is
+ *     refused at setup, a zero or negative diagonal refused by Jacobi;
+ *   - iteration limit, monitor stop, divergence, a user preconditioner, bad arguments.
+ * COALESCE_TEST_QUICK=1 (for compute-sanitizer) solves two of the SuiteSparse matrices. */
+#include "check.h"
+
+#include <stdint.h>
+
+#define RTOL 1e-8
+
+static coal_ctx ctx, hctx; /* hctx: the host twin context (cuda build only) */
+static int is_cuda = 0;
+
+/* ---- independent residual ---------------------------------------------------------------- */
+static double true_rel_residual(coal_mat A, const double *b, const double *x, double *bnorm) {
+  int64_t n, nnz;
+  coal_mat_size(A, &n, NULL, &nnz);
+  int64_t *rp = malloc(sizeof(int64_t) * (size_t)(n + 1));
+  int32_t *ci = malloc(sizeof(int32_t) * (size_t)(nnz + 1));
+  double *v = malloc(sizeof(double) * (size_t)(nnz + 1));
+  coal_mat_get_csr(A, rp, ci, v);
+  long double rr = 0, bb = 0;
+  for (int64_t i = 0; i < n; i++) {
+    long double s = b[i];
+    for (int64_t p = rp[i]; p < rp[i + 1]; p++) s -= (long double)v[p] * x[ci[p]];
+    rr += s * s;
+    bb += (long double)b[i] * b[i];
+  }
+  free(rp), free(ci), free(v);
+  *bnorm = sqrtl(bb);
+  return bb > 0 ? (double)sqrtl(rr / bb) : (double)sqrtl(rr);
+}
+
+/* A solver for A on A's context: rtol RTOL, convergence checked every iteration. */
+static coal_solver solver_for(coal_mat A, coal_method m, coal_pc_type pc, int maxit) {
+  coal_solver S = NULL;
+  CHECK_OK(coal_mat_ctx(A), coal_solver_create(A, &S));
+  CHECK_OK(coal_mat_ctx(A), coal_solver_set_method(S, m));
+  CHECK_OK(coal_mat_ctx(A), coal_solver_set_pc(S, pc));
+  CHECK_OK(coal_mat_ctx(A), coal_solver_set_tolerances(S, RTOL, 0.0, maxit));
+  CHECK_OK(coal_mat_ctx(A), coal_solver_set_check_every(S, 1));
+  return S;
+}
+
+/* Solves A X = B (B column-major host n x k) on context c with method m / pc; returns the
+ * solution (column-major host) and per-column infos. */
+static double *solve_on(coal_ctx c, coal_mat A, const double *B, int64_t k, coal_method m,
+                        coal_pc_type pc, int maxit, coal_solve_info *info, int *its,
+                        coal_status *st_out) {
+  int64_t n;
+  coal_mat_size(A, &n, NULL, NULL);
+  coal_mat Ac = A;
+  if (coal_mat_ctx(A) != c) {
+    int64_t nnz;
+    coal_mat_size(A, NULL, NULL, &nnz);
+    int64_t *rp = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    int32_t *ci = malloc(sizeof(int32_t) * (size_t)(nnz + 1));
+    double *v = malloc(sizeof(double) * (size_t)(nnz + 1));
+    coal_mat_get_csr(A, rp, ci, v);
+    CHECK_OK(c, coal_mat_create_csr(c, n, n, rp, ci, v, COAL_F64, &Ac));
+    free(rp), free(ci), free(v);
+  }
+  coal_bvec Bv = NULL, Xv = NULL;
+  double *X = malloc(sizeof(double) * (size_t)(n * k + 1));
+  CHECK_OK(c, coal_bvec_create(c, n, k, COAL_F64, COAL_COL_MAJOR, 0, &Bv));
+  CHECK_OK(c, coal_bvec_create(c, n, k, COAL_F64, COAL_ROW_MAJOR, 0, &Xv));
+  CHECK_OK(c, coal_bvec_set_host(Bv, B, COAL_COL_MAJOR, 0));
+  CHECK_OK(c, coal_bvec_set_value(Xv, 0.0));
+  coal_solver S = solver_for(Ac, m, pc, maxit);
+  *st_out = coal_solver_solve(S, Bv, Xv);
+  for (int64_t j = 0; j < k && !*st_out; j++) CHECK_OK(c, coal_solver_get_info(S, j, &info[j]));
+  *its = coal_solver_iterations(S);
+  CHECK_OK(c, coal_bvec_get_host(Xv, X, COAL_COL_MAJOR, 0));
+  coal_solver_destroy(&S);
+  coal_bvec_destroy(&Bv);
+  coal_bvec_destroy(&Xv);
+  if (Ac != A) coal_mat_destroy(&Ac);
+  return X;
+}
+
+static double *random_block(int64_t n, int64_t k, uint64_t seed) {
+  double *B = malloc(sizeof(double) * (size_t)(n * k + 1));
+  uint64_t s = seed * 2654435761u + 1;
+  for (int64_t i = 0; i < n * k; i++) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    B[i] = (double)(s >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+  }
+  return B;
+}
+
+/* Solves and checks every column's true residual; on CUDA also compares with the host. */
+static void check_solve(const char *name, coal_mat A, const double *B, int64_t k, coal_method m,
+                        coal_pc_type pc, int *col_its) {
+  int64_t n;
+  coal_mat_size(A, &n, NULL, NULL);
+  coal_solve_info info[64];
+  int its = 0;
+  coal_status st;
+  double *X = solve_on(ctx, A, B, k, m, pc, 20000, info, &its, &st);
+  CHECK(st == COAL_SUCCESS, "%s %s: solve failed: %s", name, coal_method_name(m),
+        coal_ctx_last_error(ctx));
+  for (int64_t j = 0; j < k && !st; j++) {
+    double bn, rel = true_rel_residual(A, B + j * n, X + j * n, &bn);
+    CHECK(info[j].reason == COAL_SOLVE_CONVERGED, "%s %s col %lld: %s after %d iterations", name,
+          coal_method_name(m), (long long)j, coal_solve_reason_name(info[j].reason),
+          info[j].iterations);
+    CHECK(rel <= 2 * RTOL, "%s %s col %lld: true residual %.3e", name, coal_method_name(m),
+          (long long)j, rel);
+    double lib = bn > 0 ? info[j].resnorm / bn : info[j].resnorm;
+    CHECK(fabs(lib - rel) <= 1e-2 * rel + 1e-14, "%s: library residual %.6e, ours %.6e", name, lib,
+          rel);
+    if (col_its) col_its[j] = info[j].iterations;
+  }
+  if (is_cuda && !st) { /* the host twin: iterations within a few, solutions within tolerance */
+    coal_solve_info hinfo[64];
+    int hits = 0;
+    coal_status hst;
+    double *XH = solve_on(hctx, A, B, k, m, pc, 20000, hinfo, &hits, &hst);
+    CHECK(hst == COAL_SUCCESS, "%s host twin failed", name);
+    for (int64_t j = 0; j < k && !hst; j++) {
+      int d = info[j].iterations - hinfo[j].iterations;
+      CHECK(abs(d) <= 3 + hinfo[j].iterations / 20, "%s %s col %lld: %d iterations, host %d", name,
+            coal_method_name(m), (long long)j, info[j].iterations, hinfo[j].iterations);
+    }
+    free(XH);
+  }
+  free(X);
+}
+
+static int is_spd_name(const char *f) {
+  static const char *const spd[] = {
+      "nos3",     "nos4",           "bcsstk04",  "bcsstk09", "bcsstk13", "bcsstk14",
+      "bcsstk15", "bcsstk16",       "bcsstk18",  "bcsstk26", "494_bus",  "662_bus",
+      "1138_bus", "Trefethen_2000", "wathen100", "bodyy5",   "gr_30_30", "bcsstm26"};
+  for (size_t i = 0; i < sizeof spd / sizeof spd[0]; i++) {
+    size_t l = strlen(spd[i]);
+    if (!strncmp(f, spd[i], l) && !strcmp(f + l, ".mtx.gz")) return 1;
+  }
+  return 0;
+}
+
+static void compare_methods(const char *name, coal_mat A, int64_t k) {
+  int64_t n;
+  coal_mat_size(A, &n, NULL, NULL);
+  double *B = random_block(n, k, (uint64_t)n);
+  int cg_its[64], bcg_its[64];
+  check_solve(name, A, B, k, COAL_METHOD_CG, COAL_PC_JACOBI, cg_its);
+  check_solve(name, A, B, k, COAL_METHOD_BLOCKCG, COAL_PC_JACOBI, bcg_its);
+  for (int64_t j = 0; j < k; j++)
+    CHECK(bcg_its[j] <= cg_its[j], "%s col %lld: Block-CG %d iterations > CG %d", name,
+          (long long)j, bcg_its[j], cg_its[j]);
+  free(B);
+}
+
+static void test_matrices(void) {
+  char **paths;
+  int np = check_list_matrices(&paths, 1), nspd = 0;
+  int quick = getenv("COALESCE_TEST_QUICK") != NULL; /* compute-sanitizer: two matrices */
+  for (int p = 0; p < np; p++) {
+    const char *f = check_basename(paths[p]);
+    if (!is_spd_name(f)) continue;
+    if (quick && strcmp(f, "nos4.mtx.gz") && strcmp(f, "494_bus.mtx.gz")) {
+      nspd++;
+      continue;
+    }
+    coal_mat A = NULL;
+    CHECK_OK(ctx, coal_mat_read_mm(ctx, paths[p], COAL_F64, &A));
+    if (!A) continue;
+    nspd++;
+    compare_methods(f, A, 4);
+    coal_mat_destroy(&A);
+  }
+  CHECK(nspd >= 15, "only %d SPD matrices found", nspd);
+  check_free_matrices(paths, np);
+  coal_mat A = NULL;
+  CHECK_OK(ctx, coal_gen_laplace3d(ctx, 16, 12, 10, 7, COAL_F64, &A));
+  compare_methods("lap3d 16x12x10", A, 8);
+  coal_mat_destroy(&A);
+  CHECK_OK(ctx, coal_gen_laplace3d(ctx, 10, 10, 10, 27, COAL_F64, &A));
+  compare_methods("lap3d27 10^3", A, 5);
+  coal_mat_destroy(&A);
+  CHECK_OK(ctx, coal_gen_laplace2d(ctx, 40, 30, COAL_F64, &A));
+  compare_methods("lap2d 40x30", A, 3);
+  coal_mat_destroy(&A);
+  CHECK_OK(ctx, coal_gen_aniso3d(ctx, 12, 12, 12, 1.0, 0.01, 100.0, COAL_F64, &A));
+  compare_methods("aniso 12^3", A, 4);
+  coal_mat_destroy(&A);
+}
+
+/* Awkward blocks: repeated, zero, nearly dependent columns; k > n. */
+static void test_blocks(void) {
+  coal_mat A = NULL;
+  CHECK_OK(ctx, coal_gen_laplace3d(ctx, 9, 8, 7, 7, COAL_F64, &A));
+  int64_t n = 9 * 8 * 7, k = 6;
+  double *B = random_block(n, k, 77);
+  for (int64_t i = 0; i < n; i++) {
+    B[1 * n + i] = B[0 * n + i];                                        /* repeated */
+    B[2 * n + i] = 0.0;                                                 /* zero */
+    B[3 * n + i] = B[4 * n + i] + 1e-9 * B[5 * n + i];                  /* nearly dependent */
+    B[5 * n + i] = B[4 * n + i] * (1.0 + 1e-13) - 1e-15 * B[0 * n + i]; /* almost equal */
+  }
+  check_solve("special columns", A, B, k, COAL_METHOD_BLOCKCG, COAL_PC_JACOBI, NULL);
+  check_solve("special columns", A, B, k, COAL_METHOD_BLOCKCG, COAL_PC_NONE, NULL);
+  check_solve("special columns", A, B, k, COAL_METHOD_CG, COAL_PC_NONE, NULL);
+  free(B);
+  coal_mat_destroy(&A);
+  /* k > n: 20 columns in a 12-dimensional space */
+  CHECK_OK(ctx, coal_gen_laplace2d(ctx, 4, 3, COAL_F64, &A));
+  B = random_block(12, 20, 5);
+  check_solve("k > n", A, B, 20, COAL_METHOD_BLOCKCG, COAL_PC_JACOBI, NULL);
+  free(B);
+  coal_mat_destroy(&A);
+}
+
+static coal_mat diag_matrix(const double *d, int64_t n) {
+  int32_t *ri = malloc(sizeof(int32_t) * (size_t)n), *ci = malloc(sizeof(int32_t) * (size_t)n);
+  for (int64_t i = 0; i < n; i++) ri[i] = ci[i] = (int32_t)i;
+  coal_mat A = NULL;
+  CHECK_OK(ctx, coal_mat_create_coo(ctx, n, n, n, ri, ci, d, COAL_F64, &A));
+  free(ri), free(ci);
+  return A;
+}
+
+/* Runs S on A with B = ones (k columns) and returns column 0's reason. */
+static coal_solve_reason run_reason(coal_solver S, int64_t n, int64_t k, int *its) {
+  coal_bvec B = NULL, X = NULL;
+  CHECK_OK(ctx, coal_bvec_create(ctx, n, k, COAL_F64, COAL_ROW_MAJOR, 0, &B));
+  CHECK_OK(ctx, coal_bvec_create(ctx, n, k, COAL_F64, COAL_COL_MAJOR, 0, &X));
+  CHECK_OK(ctx, coal_bvec_set_value(B, 1.0));
+  CHECK_OK(ctx, coal_solver_solve(S, B, X));
+  coal_solve_info in = {COAL_SOLVE_NOT_RUN, -1, 0, 0, 0};
+  CHECK_OK(ctx, coal_solver_get_info(S, 0, &in));
+  *its = in.iterations;
+  coal_bvec_destroy(&B);
+  coal_bvec_destroy(&X);
+  return in.reason;
+}
+
+static int stop_at_3(void *user, int it, int64_t k, const double *r) {
+  (void)k, (void)r;
+  ++*(int *)user;
+  return it >= 3;
+}
+
+static coal_status negative_pc(void *user, coal_bvec R, coal_bvec Z) {
+  (void)user;
+  int64_t n, k;
+  coal_bvec_size(R, &n, &k);
+  double *h = malloc(sizeof(double) * (size_t)(n * k + 1));
+  coal_status st = coal_bvec_get_host(R, h, COAL_ROW_MAJOR, 0);
+  for (int64_t i = 0; i < n * k; i++) h[i] = -h[i];
+  if (!st) st = coal_bvec_set_host(Z, h, COAL_ROW_MAJOR, 0);
+  free(h);
+  return st;
+}
+
+static coal_status scaled_pc(void *user, coal_bvec R, coal_bvec Z) {
+  (void)user;
+  int64_t n, k;
+  coal_bvec_size(R, &n, &k);
+  double *h = malloc(sizeof(double) * (size_t)(n * k + 1));
+  coal_status st = coal_bvec_get_host(R, h, COAL_ROW_MAJOR, 0);
+  for (int64_t i = 0; i < n * k; i++) h[i] *= 1.0 / 6.0; /* Jacobi of the 7-point Laplacian */
+  if (!st) st = coal_bvec_set_host(Z, h, COAL_ROW_MAJOR, 0);
+  free(h);
+  return st;
+}
+
+static void test_failures(void) {
+  int its;
+  /* indefinite: CG meets p^T A p <= 0, Block-CG a non-positive-definite P^T A P */
+  double d[40];
+  for (int i = 0; i < 40; i++) d[i] = (i % 3 == 0 ? -1.0 : 1.0) * (1 + i);
+  coal_mat A = diag_matrix(d, 40);
+  for (int m = 0; m < 2; m++) {
+    coal_solver S = solver_for(A, (coal_method)m, COAL_PC_NONE, 1000);
+    coal_solve_reason r = run_reason(S, 40, m ? 4 : 1, &its);
+    CHECK(r == COAL_SOLVE_NOT_SPD || r == COAL_SOLVE_DIVERGED || r == COAL_SOLVE_BREAKDOWN,
+          "indefinite, %s: %s", coal_method_name((coal_method)m), coal_solve_reason_name(r));
+    CHECK(its < 100, "indefinite: %d iterations before the report", its);
+    coal_solver_destroy(&S);
+  }
+  /* Jacobi refuses a negative diagonal */
+  coal_solver S = solver_for(A, COAL_METHOD_CG, COAL_PC_JACOBI, 100);
+  CHECK_ERR(ctx, coal_solver_setup(S), COAL_ERR_NOT_SPD);
+  coal_solver_destroy(&S);
+  coal_mat_destroy(&A);
+  /* divergence: b = ones, sum of the diagonal 1e-9: alpha = n / 1e-9 */
+  double e[10] = {-1, 1, -2, 2, -3, 3, -4, 4, -5, 5 + 1e-9};
+  A = diag_matrix(e, 10);
+  S = solver_for(A, COAL_METHOD_CG, COAL_PC_NONE, 100);
+  CHECK(run_reason(S, 10, 1, &its) == COAL_SOLVE_DIVERGED, "divergence not reported");
+  coal_solver_destroy(&S);
+  coal_mat_destroy(&A);
+  /* non-symmetric: refused at setup */
+  int32_t ri[4] = {0, 0, 1, 2}, ci[4] = {0, 1, 1, 2};
+  double v[4] = {4, 1, 4, 4};
+  CHECK_OK(ctx, coal_mat_create_coo(ctx, 3, 3, 4, ri, ci, v, COAL_F64, &A));
+  S = solver_for(A, COAL_METHOD_BLOCKCG, COAL_PC_NONE, 100);
+  CHECK_ERR(ctx, coal_solver_setup(S), COAL_ERR_NOT_SPD);
+  coal_solver_destroy(&S);
+  coal_mat_destroy(&A);
+  /* a generated matrix is known symmetric; new values that break the symmetry are caught */
+  CHECK_OK(ctx, coal_gen_laplace3d(ctx, 3, 3, 3, 7, COAL_F64, &A));
+  {
+    int64_t nnz;
+    coal_mat_size(A, NULL, NULL, &nnz);
+    double *vals = malloc(sizeof(double) * (size_t)nnz);
+    CHECK_OK(ctx, coal_mat_get_csr(A, NULL, NULL, vals));
+    vals[1] *= 1.5; /* an off-diagonal entry of row 0 */
+    CHECK_OK(ctx, coal_mat_set_values(A, vals));
+    free(vals);
+  }
+  S = solver_for(A, COAL_METHOD_CG, COAL_PC_NONE, 100);
+  CHECK_ERR(ctx, coal_solver_setup(S), COAL_ERR_NOT_SPD);
+  coal_solver_destroy(&S);
+  coal_mat_destroy(&A);
+  /* iteration limit, monitor stop, user preconditioners on the Laplacian */
+  CHECK_OK(ctx, coal_gen_laplace3d(ctx, 12, 12, 12, 7, COAL_F64, &A));
+  for (int m = 0; m < 2; m++) {
+    int64_t k = m ? 3 : 1;
+    S = solver_for(A, (coal_method)m, COAL_PC_JACOBI, 5);
+    CHECK(run_reason(S, 1728, k, &its) == COAL_SOLVE_ITERATION_LIMIT && its == 5,
+          "iteration limit: %d iterations", its);
+    coal_solver_destroy(&S);
+    S = solver_for(A, (coal_method)m, COAL_PC_NONE, 1000);
+    int calls = 0;
+    CHECK_OK(ctx, coal_solver_set_monitor(S, stop_at_3, &calls));
+    CHECK(run_reason(S, 1728, k, &its) == COAL_SOLVE_STOPPED && its == 3 && calls == 4,
+          "monitor stop: %d iterations, %d calls", its, calls);
+    coal_solver_destroy(&S);
+    S = solver_for(A, (coal_method)m, COAL_PC_NONE, 1000);
+    CHECK_OK(ctx, coal_solver_set_pc_user(S, scaled_pc, NULL));
+    CHECK(run_reason(S, 1728, k, &its) == COAL_SOLVE_CONVERGED, "user PC did not converge");
+    coal_solver_destroy(&S);
+    S = solver_for(A, (coal_method)m, COAL_PC_NONE, 1000);
+    CHECK_OK(ctx, coal_solver_set_pc_user(S, negative_pc, NULL));
+    /* CG sees r.z < 0; Block-CG orthonormalises Z = -R into the same span as R and converges */
+    coal_solve_reason r = run_reason(S, 1728, k, &its);
+    CHECK(m ? r == COAL_SOLVE_CONVERGED : (r == COAL_SOLVE_NOT_SPD || r == COAL_SOLVE_BREAKDOWN),
+          "negative preconditioner, %s: %s", coal_method_name((coal_method)m),
+          coal_solve_reason_name(r));
+    coal_solver_destroy(&S);
+  }
+  /* arguments */
+  S = solver_for(A, COAL_METHOD_CG, COAL_PC_NONE, 10);
+  CHECK_ERR(ctx, coal_solver_set_tolerances(S, 0.0, 0.0, 10), COAL_ERR_ARG);
+  CHECK_ERR(ctx, coal_solver_set_tolerances(S, -1.0, 0.0, 10), COAL_ERR_ARG);
+  CHECK_ERR(ctx, coal_solver_set_check_every(S, 0), COAL_ERR_ARG);
+  CHECK_ERR(ctx, coal_solver_set_pc(S, COAL_PC_USER), COAL_ERR_ARG);
+  coal_bvec B = NULL, X = NULL;
+  CHECK_OK(ctx, coal_bvec_create(ctx, 1728, 2, COAL_F64, COAL_ROW_MAJOR, 0, &B));
+  CHECK_OK(ctx, coal_bvec_create(ctx, 1728, 3, COAL_F64, COAL_ROW_MAJOR, 0, &X));
+  CHECK_ERR(ctx, coal_solver_solve(S, B, X), COAL_ERR_ARG);
+  CHECK_ERR(ctx, coal_solver_solve(S, B, B), COAL_ERR_ARG);
+  CHECK_ERR(ctx, coal_solver_get_info(S, 0, &(coal_solve_info){0}), COAL_ERR_ARG);
+  coal_bvec_destroy(&X);
+  CHECK_OK(ctx, coal_bvec_create(ctx, 1000, 2, COAL_F64, COAL_ROW_MAJOR, 0, &X));
+  CHECK_ERR(ctx, coal_solver_solve(S, B, X), COAL_ERR_ARG);
+  coal_bvec_destroy(&X);
+  coal_bvec_destroy(&B);
+  coal_solver_destroy(&S);
+  coal_mat F = NULL;
+  CHECK_OK(ctx, coal_mat_convert(A, COAL_F32, &F));
+  S = solver_for(F, COAL_METHOD_CG, COAL_PC_NONE, 10);
+  CHECK_ERR(ctx, coal_solver_setup(S), COAL_ERR_UNSUPPORTED);
+  coal_solver_destroy(&S);
+  coal_mat_destroy(&F);
+  coal_mat_destroy(&A);
+  CHECK(!strcmp(coal_solve_reason_name(COAL_SOLVE_NOT_SPD), "not-spd"), "reason name");
+  coal_method m;
+  CHECK(coal_method_parse("blockcg", &m) == COAL_SUCCESS && m == COAL_METHOD_BLOCKCG, "parse");
+  CHECK_ERR(NULL, coal_method_parse("gmres", &m), COAL_ERR_ARG);
+}
+
+int main(void) {
+#ifdef TEST_CUDA
+  if (!coal_cuda_available()) {
+    printf("no GPU: skipped\n");
+    return 77;
+  }
+  is_cuda = 1;
+  if (coal_ctx_create(COAL_BACKEND_CUDA, &ctx) || coal_ctx_create(COAL_BACKEND_HOST, &hctx)) {
+    printf("cannot create contexts\n");
+    return 1;
+  }
+#else
+  if (coal_ctx_create(COAL_BACKEND_HOST, &ctx)) return 1;
+#endif
+  test_blocks();
+  test_failures();
+  test_matrices();
+  coal_ctx_destroy(&ctx);
+  coal_ctx_destroy(&hctx);
+  return check_finish();
+}
