@@ -47,20 +47,12 @@ static coal_status bcg_alloc(coal_solver S, bcg_work *w) {
   return COAL_SUCCESS;
 }
 
-static coal_status view(coal_solver S, double *d, int64_t m, coal_bvec *V) {
-  return coal_bvec_view(S->ctx, S->n, m, COAL_F64, COAL_ROW_MAJOR, m, d, V);
-}
-
-/* Y = alpha A X over backend blocks (n x m row-major tight). */
-static coal_status block_spmm(coal_solver S, double alpha, double *X, double beta, double *Y,
+/* Y = alpha A X + beta Y over backend blocks (n x m row-major tight). */
+static coal_status block_spmm(coal_solver S, double alpha, const double *X, double beta, double *Y,
                               int64_t m) {
-  coal_bvec Xv = NULL, Yv = NULL;
-  coal_status st = view(S, X, m, &Xv);
-  if (!st) st = view(S, Y, m, &Yv);
-  if (!st) st = coal_spmm(S->A, COAL_SPMM_AUTO, alpha, Xv, beta, Yv);
-  coal_bvec_destroy(&Xv);
-  coal_bvec_destroy(&Yv);
-  return st;
+  coal_bvec Xv, Yv;
+  COAL_CALL(coal_solver_views(S, X, Y, m, &Xv, &Yv));
+  return coal_spmm(S->A, COAL_SPMM_AUTO, alpha, Xv, beta, Yv);
 }
 
 static void swap(double **a, double **b) {

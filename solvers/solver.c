@@ -53,6 +53,8 @@ coal_status coal_solver_create(coal_mat A, coal_solver *out) {
 coal_status coal_solver_destroy(coal_solver *S) {
   if (!S || !*S) return COAL_SUCCESS;
   coal_solver_release(*S, (*S)->dinv);
+  coal_bvec_destroy(&(*S)->view[0]);
+  coal_bvec_destroy(&(*S)->view[1]);
   coal_free((*S)->info);
   coal_free((*S)->mon_norms);
   coal_free(*S);
@@ -173,21 +175,29 @@ coal_status coal_solver_setup(coal_solver S) {
   return COAL_SUCCESS;
 }
 
+coal_status coal_solver_views(coal_solver S, const double *X, double *Y, int64_t m, coal_bvec *Xv,
+                              coal_bvec *Yv) {
+  double *d[2] = {(double *)X, Y};
+  for (int i = 0; i < 2; i++) {
+    if (!S->view[i])
+      COAL_CALL(coal_bvec_view(S->ctx, S->n, m, COAL_F64, COAL_ROW_MAJOR, m, d[i], &S->view[i]));
+    S->view[i]->data = d[i], S->view[i]->k = m, S->view[i]->ld = m > 0 ? m : 1;
+  }
+  *Xv = S->view[0], *Yv = S->view[1];
+  return COAL_SUCCESS;
+}
+
 coal_status coal_solver_apply_pc(coal_solver S, int64_t m, const double *R, double *Z,
                                  double *nrm2) {
   const coal_blas_ops *b = coal_blas(S->ctx);
   if (S->pc != COAL_PC_USER) return b->dscale(S->ctx, S->n, m, S->dinv, R, m, Z, m, nrm2);
   if (nrm2) COAL_CALL(b->dscale(S->ctx, S->n, m, NULL, R, m, NULL, m, nrm2));
-  coal_bvec Rv = NULL, Zv = NULL;
-  coal_status st = coal_bvec_view(S->ctx, S->n, m, COAL_F64, COAL_ROW_MAJOR, m, (void *)R, &Rv);
-  if (!st) st = coal_bvec_view(S->ctx, S->n, m, COAL_F64, COAL_ROW_MAJOR, m, Z, &Zv);
-  if (!st) {
-    st = S->pc_apply(S->pc_user, Rv, Zv);
-    if (st) COAL_ERROR(S->ctx, st, "the user preconditioner failed: %s", coal_status_string(st));
-  }
-  coal_bvec_destroy(&Rv);
-  coal_bvec_destroy(&Zv);
-  return st;
+  coal_bvec Rv, Zv;
+  COAL_CALL(coal_solver_views(S, R, Z, m, &Rv, &Zv));
+  coal_status st = S->pc_apply(S->pc_user, Rv, Zv);
+  if (st)
+    return COAL_ERROR(S->ctx, st, "the user preconditioner failed: %s", coal_status_string(st));
+  return COAL_SUCCESS;
 }
 
 int coal_solver_monitor(coal_solver S, int iteration) {

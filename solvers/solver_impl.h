@@ -37,6 +37,7 @@ struct coal_solver_s {
   coal_solve_info *info; /* [k] */
   double *mon_norms;     /* [k] what the monitor sees */
   int iterations;
+  coal_bvec view[2]; /* reusable views over workspace blocks (coal_solver_views) */
 };
 
 /* Runs the method on the columns of B / X (n x k, user layout); X holds the initial guess. Fill
@@ -50,6 +51,11 @@ coal_status coal_blockcg_solve(coal_solver S, coal_bvec B, coal_bvec X);
  * column sums of squares of R (host). */
 coal_status coal_solver_apply_pc(coal_solver S, int64_t m, const double *R, double *Z,
                                  double *nrm2);
+/* Points the solver's two reusable block objects at X and Y (n x m, row-major, tight) for
+ * coal_spmm and user preconditioners: created once per solver, so an iteration allocates
+ * nothing. The objects stay owned by the solver. */
+coal_status coal_solver_views(coal_solver S, const double *X, double *Y, int64_t m, coal_bvec *Xv,
+                              coal_bvec *Yv);
 /* Calls the monitor (if any) with S->mon_norms; returns 1 when it asks to stop. */
 int coal_solver_monitor(coal_solver S, int iteration);
 /* Backend allocation of `count` doubles. */

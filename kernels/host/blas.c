@@ -21,25 +21,30 @@ static coal_status host_gram(coal_ctx ctx, int64_t n, int64_t p, int64_t q, cons
   return COAL_SUCCESS;
 }
 
+/* Columns of Y summed at a time in a stack buffer (no allocation per call). */
+#define GEMM_COLS 256
+
 static coal_status host_gemm(coal_ctx ctx, int64_t n, int64_t p, int64_t q, double a,
                              const double *X, int64_t ldx, const double *C, int64_t ldc,
                              double beta, double *Y, int64_t ldy) {
   (void)ctx;
-  double *s;
-  COAL_CALL(coal_malloc(ctx, sizeof(double) * (size_t)(q + 1), (void **)&s));
+  double s[GEMM_COLS];
   for (int64_t i = 0; i < n; i++) {
     const double *x = X + i * ldx;
     double *y = Y + i * ldy;
-    /* s = x^T C, summed over c in index order for every column b */
-    for (int64_t b = 0; b < q; b++) s[b] = 0.0;
-    for (int64_t c = 0; c < p; c++) {
-      double xc = x[c];
-      const double *cr = C + c * ldc;
-      for (int64_t b = 0; b < q; b++) s[b] += xc * cr[b];
+    for (int64_t b0 = 0; b0 < q; b0 += GEMM_COLS) {
+      int64_t nb = q - b0 < GEMM_COLS ? q - b0 : GEMM_COLS;
+      /* s = x^T C(:, b0..b0+nb), summed over c in index order for every column */
+      for (int64_t b = 0; b < nb; b++) s[b] = 0.0;
+      for (int64_t c = 0; c < p; c++) {
+        double xc = x[c];
+        const double *cr = C + c * ldc + b0;
+        for (int64_t b = 0; b < nb; b++) s[b] += xc * cr[b];
+      }
+      for (int64_t b = 0; b < nb; b++)
+        y[b0 + b] = beta == 0.0 ? a * s[b] : a * s[b] + beta * y[b0 + b];
     }
-    for (int64_t b = 0; b < q; b++) y[b] = beta == 0.0 ? a * s[b] : a * s[b] + beta * y[b];
   }
-  coal_free(s);
   return COAL_SUCCESS;
 }
 
