@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on a lent GPU machine (H100/H200): build for sm_90, CUDA + host suites,
 # compute-sanitizer (memcheck, racecheck) on the CUDA suite, then the SpMV benchmark.
-#   bench/gpu_run.sh [what...]   what: build tests sanitize bench spmm solve (default: all)
+#   bench/gpu_run.sh [what...]   what: build tests sanitize bench spmm spgemm solve (default: all)
 # Matrices are read from $COALESCE_MATRICES (default .devdata/matrices, a git-ignored copy
 # of ../shared/matrices that travels with the working tree). Logs go to $OUT.
 set -uo pipefail
@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/coal-out}
 mkdir -p "$OUT"
 export COALESCE_MATRICES=${COALESCE_MATRICES:-$PWD/.devdata/matrices}
-what=${*:-build tests sanitize bench spmm solve}
+what=${*:-build tests sanitize bench spmm spgemm solve}
 B=build-gpu
 rc=0
 if [[ $what == *build* ]]; then
@@ -28,14 +28,15 @@ if [[ $what == *sanitize* ]]; then
   # the tests ask for an absurd allocation on purpose: API errors are expected, not reported
   cs="compute-sanitizer --report-api-errors no --error-exitcode 3"
   for t in $B/tests/test_spmv_cuda $B/tests/test_spmm_cuda $B/tests/test_fastload_build_cuda \
-    $B/tests/test_core $B/tests/test_blas_cuda $B/tests/test_solvers_cuda; do
+    $B/tests/test_core $B/tests/test_blas_cuda $B/tests/test_solvers_cuda $B/tests/test_spgemm_cuda \
+    $B/tests/test_device_only_cuda; do
     n=$(basename $t)
     COALESCE_TEST_QUICK=1 $cs --tool memcheck --leak-check full $t >/tmp/cs.log 2>&1 || rc=1
     echo "memcheck $n: $(tail -1 /tmp/cs.log)" | tee -a "$OUT/sanitize.log"
     tail -5 /tmp/cs.log >>"$OUT/sanitize.log"
   done
   for tool in racecheck synccheck; do
-    for t in test_spmv_cuda test_blas_cuda; do
+    for t in test_spmv_cuda test_blas_cuda test_spgemm_cuda; do
       COALESCE_TEST_QUICK=1 $cs --tool $tool $B/tests/$t >/tmp/cs.log 2>&1 || rc=1
       echo "$tool $t: $(tail -1 /tmp/cs.log)" | tee -a "$OUT/sanitize.log"
     done
@@ -54,6 +55,11 @@ if [[ $what == *spmm* ]]; then
   $B/coalesce bench spmm --large --k ${SPMM_K:-1,8,32,128} --layout ${SPMM_LAYOUT:-row} \
     >"$OUT/bench_spmm.txt" 2>&1 || rc=1
   tail -60 "$OUT/bench_spmm.txt"
+fi
+if [[ $what == *spgemm* ]]; then
+  $B/coalesce bench spgemm --large ${SPGEMM_EXTRA:-} --matrices "$COALESCE_MATRICES" \
+    --csv "$OUT/spgemm.csv" >"$OUT/bench_spgemm.txt" 2>&1 || rc=1
+  tail -80 "$OUT/bench_spgemm.txt"
 fi
 if [[ $what == *solve* ]]; then
   $B/coalesce demo >"$OUT/demo.txt" 2>&1 || rc=1

@@ -111,6 +111,7 @@ coal_status coal_solver_set_check_every(coal_solver S, int every) {
 static coal_status check_symmetric(coal_solver S) {
   coal_mat A = S->A, T = NULL;
   if (A->symmetric) return COAL_SUCCESS; /* known from its origin: skip the O(nnz) check */
+  COAL_CALL(coal_mat_host(A));
   COAL_CALL(coal_mat_transpose(A, &T));
   coal_status st = COAL_SUCCESS;
   const double *a = (const double *)A->values, *t = (const double *)T->values;
@@ -138,6 +139,7 @@ static coal_status check_symmetric(coal_solver S) {
 static coal_status setup_jacobi(coal_solver S) {
   coal_mat A = S->A;
   double *d;
+  COAL_CALL(coal_mat_host(A)); /* the diagonal is read on the host */
   COAL_CALL(coal_malloc(S->ctx, sizeof(double) * (size_t)(S->n + 1), (void **)&d));
   const double *v = (const double *)A->values;
   coal_status st = COAL_SUCCESS;

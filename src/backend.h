@@ -25,6 +25,12 @@ typedef struct coal_backend_ops {
   /* matrix residency: make device copies current / drop them */
   coal_status (*mat_prepare)(coal_mat A);
   void (*mat_release)(coal_mat A);
+  /* Copies A's backend CSR into host arrays: each of rowptr [nrows+1], colind [nnz] and values
+   * [nnz] that is not NULL (values need the backend's values current). Synchronous. */
+  coal_status (*mat_download)(coal_mat A, int32_t *rowptr, int32_t *colind, void *values);
+  /* Drops the backend's derived formats of A that hold values (FastLoad, Swift); keeps the CSR
+   * copy and the structure-only arrays. Nothing to do without a device copy. */
+  void (*mat_drop_formats)(coal_mat A);
   coal_spmv_fn spmv[COAL_SPMV_NKERNELS]; /* indexed by coal_spmv_kernel; [AUTO] unused */
   coal_spmm_fn spmm[COAL_SPMM_NKERNELS]; /* indexed by coal_spmm_kernel; [AUTO] unused */
 } coal_backend_ops;

@@ -298,6 +298,46 @@ coal_status coal_solver_get_info(coal_solver S, int64_t j, coal_solve_info *info
 /* Iterations of the last solve (Block-CG: block iterations; CG: the sum over columns). */
 int coal_solver_iterations(coal_solver S);
 
+/* ---- sparse x sparse products (TileSpGEMM) --------------------------------------------- *
+ * C = A*B for general rectangular A (m x k) and B (k x n), and the Galerkin product
+ * C = P^T A P (A square n x n, P n x nc; P^T is formed explicitly). Both operands belong to
+ * one context and have one dtype (fp64 or fp32); C is a new matrix on that context, CSR with
+ * sorted unique columns. The structure is symbolic: an entry exists where some product
+ * a_ik * b_kj exists, even when the sum is zero. Each entry is summed in double in ascending k
+ * and rounded once, on both backends. Errors: COAL_ERR_ARG (NULL, dimensions, contexts,
+ * dtypes), COAL_ERR_OVERFLOW (C beyond 2^31-1 nonzeros), COAL_ERR_MEMORY /
+ * COAL_ERR_DEVICE_MEMORY (out of host / GPU memory). */
+coal_status coal_mat_multiply(coal_mat A, coal_mat B, coal_mat *C);
+coal_status coal_mat_ptap(coal_mat A, coal_mat P, coal_mat *C);
+
+/* Reusable product (AMG re-setup, PETSc MatProductNumeric): create does the symbolic and the
+ * numeric work and keeps what a numeric-only recomputation needs; after new values of the
+ * operands (coal_mat_set_values, same structure) coal_spgemm_numeric recomputes C's values in
+ * place, allocating nothing. A, B (P) and C must outlive the object and keep their structure;
+ * C is owned by the caller (destroy it after or before the object, but numeric needs it).
+ * type COAL_PRODUCT_AB: C = A*B; COAL_PRODUCT_PTAP: C = B^T A B (B plays P). */
+typedef enum { COAL_PRODUCT_AB = 0, COAL_PRODUCT_PTAP = 1 } coal_product_type;
+typedef struct coal_spgemm_s *coal_spgemm;
+coal_status coal_spgemm_create(coal_product_type type, coal_mat A, coal_mat B, coal_spgemm *prod,
+                               coal_mat *C);
+coal_status coal_spgemm_numeric(coal_spgemm prod);
+coal_status coal_spgemm_destroy(coal_spgemm *prod);
+
+/* What a product object measured (PtAP: both products together). */
+typedef struct {
+  int64_t nnz_c;            /* nonzeros of C */
+  int64_t products;         /* intermediate products a_ik * b_kj (flops = 2 * products) */
+  int64_t ntiles_a, ntiles_b, ntiles_c; /* non-empty 16 x 16 tiles of A, B; listed tiles of C */
+  int64_t empty_tiles_c;    /* tiles of C's layout with no nonzero */
+  int64_t tile_pairs;       /* (A_IK, B_KJ) tile pairs multiplied */
+  int64_t dense_tiles_c;    /* tiles of C using the dense accumulator */
+  size_t temp_bytes;        /* memory the object holds besides A, B and C, in the backend's
+                               space (tile formats, C's tile structure, scan workspace; PtAP:
+                               also P^T and A*P) */
+  size_t c_bytes;           /* C's CSR (row offsets, columns, values) */
+  double symbolic_seconds;  /* wall time of create (symbolic + first numeric) */
+} coal_spgemm_stats;
+coal_status coal_spgemm_get_stats(coal_spgemm prod, coal_spgemm_stats *st);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 /* Built when the CUDA backend is not compiled: every CUDA op answers "not compiled". */
 #include "backend.h"
 #include "../kernels/blas.h"
+#include "../kernels/spgemm.h"
 
 int coal_cuda_compiled(void) { return 0; }
 int coal_cuda_device_count(void) { return 0; }
@@ -25,7 +26,17 @@ static coal_status nc_copy(coal_ctx ctx, void *d, const void *s, size_t b) {
 }
 static coal_status nc_sync(coal_ctx ctx) { return NC(ctx); }
 static coal_status nc_prepare(coal_mat A) { return NC(A->ctx); }
-static void nc_mat_release(coal_mat A) { (void)A; }
+/* No device arrays can exist in this build; a struct handed to coal_mat_wrap_device is host
+ * memory (coal_calloc). */
+static void nc_mat_release(coal_mat A) {
+  coal_free(A->dev);
+  A->dev = NULL;
+}
+static coal_status nc_mat_download(coal_mat A, int32_t *rowptr, int32_t *colind, void *values) {
+  (void)rowptr, (void)colind, (void)values;
+  return NC(A->ctx);
+}
+static void nc_mat_drop_formats(coal_mat A) { (void)A; }
 static coal_status nc_spmv(coal_mat A, double a, const void *x, double b, void *y) {
   (void)a, (void)x, (void)b, (void)y;
   return NC(A->ctx);
@@ -45,6 +56,8 @@ const coal_backend_ops coal_cuda_ops = {
     .sync = nc_sync,
     .mat_prepare = nc_prepare,
     .mat_release = nc_mat_release,
+    .mat_download = nc_mat_download,
+    .mat_drop_formats = nc_mat_drop_formats,
     .spmv = {NULL, nc_spmv, nc_spmv, nc_spmv, nc_spmv},
     .spmm = {NULL, nc_spmm, nc_spmm, nc_spmm},
 };
@@ -54,9 +67,9 @@ static coal_status nc_gram(coal_ctx ctx, int64_t n, int64_t p, int64_t q, const 
   (void)n, (void)p, (void)q, (void)X, (void)ldx, (void)Y, (void)ldy, (void)G, (void)ldg;
   return NC(ctx);
 }
-static coal_status nc_gemm(coal_ctx ctx, int64_t n, int64_t p, int64_t q, double a,
-                           const double *X, int64_t ldx, const double *C, int64_t ldc, double beta,
-                           double *Y, int64_t ldy) {
+static coal_status nc_gemm(coal_ctx ctx, int64_t n, int64_t p, int64_t q, double a, const double *X,
+                           int64_t ldx, const double *C, int64_t ldc, double beta, double *Y,
+                           int64_t ldy) {
   (void)n, (void)p, (void)q, (void)a, (void)X, (void)ldx, (void)C, (void)ldc, (void)beta, (void)Y,
       (void)ldy;
   return NC(ctx);
@@ -66,9 +79,9 @@ static coal_status nc_dscale(coal_ctx ctx, int64_t n, int64_t k, const double *d
   (void)n, (void)k, (void)d, (void)X, (void)ldx, (void)Y, (void)ldy, (void)nrm2;
   return NC(ctx);
 }
-static coal_status nc_copy_cols(coal_ctx ctx, int64_t n, int64_t q, const double *X,
-                                coal_layout lx, int64_t ldx, const int32_t *xc, double *Y,
-                                coal_layout ly, int64_t ldy, const int32_t *yc) {
+static coal_status nc_copy_cols(coal_ctx ctx, int64_t n, int64_t q, const double *X, coal_layout lx,
+                                int64_t ldx, const int32_t *xc, double *Y, coal_layout ly,
+                                int64_t ldy, const int32_t *yc) {
   (void)n, (void)q, (void)X, (void)lx, (void)ldx, (void)xc, (void)Y, (void)ly, (void)ldy, (void)yc;
   return NC(ctx);
 }
@@ -97,3 +110,62 @@ const coal_blas_ops coal_blas_cuda = {
     .cg_update_xr = nc_cg_xr,
     .cg_update_p = nc_cg_p,
 };
+
+/* ---- sparse x sparse products (kernels/spgemm.h) ---------------------------------------- */
+static coal_status nc_spgemm_symbolic(coal_spgemm p) { return NC(p->ctx); }
+static coal_status nc_spgemm_numeric(coal_spgemm p, int download) {
+  (void)download;
+  return NC(p->ctx);
+}
+static coal_status nc_spgemm_stats(coal_spgemm p) { return NC(p->ctx); }
+static void nc_spgemm_release(coal_spgemm p) { (void)p; }
+coal_status coal_spgemm_rows_symbolic(coal_spgemm p) { return NC(p->ctx); }
+coal_status coal_spgemm_rows_numeric(coal_spgemm p) { return NC(p->ctx); }
+void coal_spgemm_rows_release(coal_spgemm p) { (void)p; }
+coal_status coal_spgemm_cuda_transpose(coal_mat P, coal_mat *Pt) {
+  if (Pt) *Pt = NULL;
+  return NC(P->ctx);
+}
+coal_status coal_spgemm_cuda_transpose_values(coal_mat P, coal_mat Pt) {
+  (void)Pt;
+  return NC(P->ctx);
+}
+
+const coal_spgemm_ops coal_spgemm_cuda = {
+    .symbolic = nc_spgemm_symbolic,
+    .numeric = nc_spgemm_numeric,
+    .tile_stats = nc_spgemm_stats,
+    .release = nc_spgemm_release,
+};
+
+coal_status coal_spgemm_cuda_download(coal_spgemm p, coal_tile **tc, int32_t **pos) {
+  (void)tc, (void)pos;
+  return p ? NC(p->ctx) : COAL_ERR_NOT_COMPILED;
+}
+coal_status coal_tile_cuda_roundtrip(coal_mat A, coal_tile **t, int32_t **rowptr, int32_t **colind,
+                                     void **values) {
+  (void)t, (void)rowptr, (void)colind, (void)values;
+  return A ? NC(A->ctx) : COAL_ERR_NOT_COMPILED;
+}
+
+coal_status coal_cusparse_spgemm_create(coal_mat A, coal_mat B, coal_cusparse_spgemm **h) {
+  (void)B, (void)h;
+  return A ? NC(A->ctx) : COAL_ERR_NOT_COMPILED;
+}
+coal_status coal_cusparse_spgemm_run(coal_cusparse_spgemm *h) {
+  (void)h;
+  return COAL_ERR_NOT_COMPILED;
+}
+coal_status coal_cusparse_spgemm_reuse_setup(coal_cusparse_spgemm *h) {
+  (void)h;
+  return COAL_ERR_NOT_COMPILED;
+}
+coal_status coal_cusparse_spgemm_reuse_compute(coal_cusparse_spgemm *h) {
+  (void)h;
+  return COAL_ERR_NOT_COMPILED;
+}
+coal_status coal_cusparse_spgemm_result(coal_cusparse_spgemm *h, coal_mat *C, size_t *peak) {
+  (void)h, (void)C, (void)peak;
+  return COAL_ERR_NOT_COMPILED;
+}
+void coal_cusparse_spgemm_destroy(coal_cusparse_spgemm *h) { (void)h; }

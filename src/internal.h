@@ -124,10 +124,18 @@ struct coal_mat_s {
   int32_t nrows, ncols;
   int64_t nnz;
   coal_dtype dtype;
-  int32_t *rowptr; /* [nrows+1] host CSR, always valid */
+  /* Host CSR, made lazily. A matrix of a host context always has it (host-resident). A matrix
+   * of a CUDA context may be device-resident only (coal_mat_wrap_device): rowptr, colind and
+   * values are then NULL until coal_mat_host allocates them and downloads the device copy.
+   * Once allocated they stay until destruction (the structure never changes); the values are
+   * current on the host only while valid has COAL_MEM_HOST. Code that reads these arrays
+   * calls coal_mat_host first (the host backend's kernels excepted: they only see matrices of
+   * a host context). rowptr != NULL implies colind and values != NULL. */
+  int32_t *rowptr; /* [nrows+1] */
   int32_t *colind; /* [nnz] sorted and unique within each row */
   void *values;    /* [nnz] dtype */
-  unsigned valid;  /* COAL_MEM_* where the values are current */
+  unsigned valid;  /* COAL_MEM_* where the values are current (never 0; HOST only with rowptr,
+                      DEVICE only with dev) */
   uint64_t state;  /* bumped on every value change */
   int symmetric;   /* 1: known exactly symmetric (generator, symmetric Matrix Market file);
                       0: unknown. Cleared when the values change. */
@@ -149,8 +157,32 @@ coal_status coal_mat_wrap_csr(coal_ctx ctx, int32_t nrows, int32_t ncols, int32_
 coal_status coal_csr_from_coo(coal_ctx ctx, int64_t nrows, int64_t ncols, int64_t nnz,
                               const int32_t *ri, const int32_t *ci, const double *v,
                               coal_dtype dtype, coal_mat *A);
-/* Drops derived formats and device copies after a value change (structure unchanged). */
+/* Drops derived formats and device copies after a change of the host values (structure
+ * unchanged); valid becomes COAL_MEM_HOST. Only for a matrix with host arrays (rowptr !=
+ * NULL): on a device-only one there are no host values to have changed, and it then only
+ * drops the derived formats and bumps state (valid unchanged). */
 void coal_mat_invalidate(coal_mat A);
+
+/* ---- device-resident matrices ----------------------------------------------------------- */
+/* New matrix of the CUDA context ctx that takes ownership of dev: a coal_calloc'd struct
+ * coal_mat_cuda whose rowptr [nrows+1], colind [nnz] and values [nnz] (dtype) are device
+ * arrays from coal_cuda_malloc holding a CSR with sorted, unique columns in each row (the
+ * caller guarantees it; it is not checked), written in order before later work on the
+ * context's stream. The host arrays stay NULL until coal_mat_host; valid = COAL_MEM_DEVICE.
+ * On failure dev and its arrays are released and *A is NULL. */
+coal_status coal_mat_wrap_device(coal_ctx ctx, int32_t nrows, int32_t ncols, int64_t nnz,
+                                 coal_dtype dtype, struct coal_mat_cuda *dev, coal_mat *A);
+/* Makes the host CSR current: allocates and downloads the structure and values of a
+ * device-only matrix, or downloads the values when the device ones are newer. Two tests when
+ * already current (always on a host context). Out of host memory: COAL_ERR_MEMORY, A
+ * unchanged. */
+coal_status coal_mat_host(coal_mat A);
+/* The device values of A were rewritten (by a GPU kernel, structure unchanged): drops the
+ * derived formats on both sides (FastLoad, Swift; the device CSR and merge-path arrays stay),
+ * valid = COAL_MEM_DEVICE (host values, if any, are stale until coal_mat_host), symmetric = 0,
+ * state++. The writes must be ordered before later work on the context's stream. Does nothing
+ * on a matrix without a device copy. */
+void coal_mat_device_values_changed(coal_mat A);
 
 /* ---- FastLoad builder (host code shared by both backends) ------------------------------- */
 /* Builds the format from a compressed-by-lane structure (ptr[nlanes+1], idx, val of dtype).
@@ -254,12 +286,17 @@ struct coal_bvec_s {
 
 /* A block object over existing storage in the context's memory space (no copy, no
  * ownership): the solvers hand parts of their workspaces to SpMM and to preconditioners. */
-coal_status coal_bvec_view(coal_ctx ctx, int64_t n, int64_t k, coal_dtype dtype,
-                           coal_layout layout, int64_t ld, void *data, coal_bvec *X);
+coal_status coal_bvec_view(coal_ctx ctx, int64_t n, int64_t k, coal_dtype dtype, coal_layout layout,
+                           int64_t ld, void *data, coal_bvec *X);
 
 /* Index of `name` in names[0..n), or -1. */
 int coal_name_lookup(const char *const *names, int n, const char *name);
-/* Longest row of A, computed once and cached (the structure never changes). */
+/* Longest row of A, computed once and cached (the structure never changes). On a
+ * device-only matrix the first call downloads the device rowptr (not the whole CSR). */
+coal_status coal_mat_max_row_len_compute(coal_mat A, int32_t *len);
+/* The same value without a status, for the kernel selectors: -1 if computing it failed (the
+ * error is recorded on the context). The front ends (coal_spmv_raw, coal_spmm) call
+ * coal_mat_max_row_len_compute first, so a failure propagates from them. */
 int32_t coal_mat_max_row_len(coal_mat A);
 
 /* Monotonic clock in seconds (build timings). */

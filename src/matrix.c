@@ -1,4 +1,5 @@
-/* Sparse matrix object: canonical host CSR, device residency, cached derived formats. */
+/* Sparse matrix object: CSR on the host and/or the device (host copy made lazily for a
+ * device-only matrix), cached derived formats. */
 #include "backend.h"
 
 #include <math.h>
@@ -33,6 +34,52 @@ coal_status coal_mat_wrap_csr(coal_ctx ctx, int32_t nrows, int32_t ncols, int32_
   A->colind = colind;
   A->values = values;
   A->valid = COAL_MEM_HOST;
+  A->fastload_height = 8;
+  A->max_row_len = -1;
+  *out = A;
+  return COAL_SUCCESS;
+}
+
+/* Releases a device copy that no matrix owns yet (through a temporary matrix: the backend's
+ * mat_release frees the arrays and the struct). */
+static void release_orphan_device(coal_ctx ctx, struct coal_mat_cuda *dev) {
+  if (!dev) return;
+  struct coal_mat_s tmp;
+  memset(&tmp, 0, sizeof tmp);
+  tmp.ctx = ctx;
+  tmp.dev = dev;
+  coal_cuda_ops.mat_release(&tmp); /* the CUDA table even on a wrong context: dev is CUDA's */
+}
+
+coal_status coal_mat_wrap_device(coal_ctx ctx, int32_t nrows, int32_t ncols, int64_t nnz,
+                                 coal_dtype dtype, struct coal_mat_cuda *dev, coal_mat *out) {
+  if (!ctx || !out) {
+    release_orphan_device(ctx, dev);
+    return COAL_ERR_ARG;
+  }
+  *out = NULL;
+  coal_status st = COAL_SUCCESS;
+  if (!dev)
+    st = COAL_ERROR(ctx, COAL_ERR_ARG, "NULL device CSR");
+  else if (ctx->backend != COAL_BACKEND_CUDA)
+    st = COAL_ERROR(ctx, COAL_ERR_ARG, "a device-resident matrix needs a CUDA context");
+  else if (dtype != COAL_F64 && dtype != COAL_F32)
+    st = COAL_ERROR(ctx, COAL_ERR_ARG, "bad dtype %d", (int)dtype);
+  else
+    st = check_dims(ctx, nrows, ncols, nnz);
+  coal_mat A = NULL;
+  if (st == COAL_SUCCESS) st = coal_calloc(ctx, sizeof *A, (void **)&A);
+  if (st != COAL_SUCCESS) {
+    release_orphan_device(ctx, dev);
+    return st;
+  }
+  A->ctx = ctx;
+  A->nrows = nrows;
+  A->ncols = ncols;
+  A->nnz = nnz;
+  A->dtype = dtype;
+  A->dev = dev;
+  A->valid = COAL_MEM_DEVICE;
   A->fastload_height = 8;
   A->max_row_len = -1;
   *out = A;
@@ -175,14 +222,36 @@ coal_status coal_mat_create_csr(coal_ctx ctx, int64_t nrows, int64_t ncols, cons
   return st;
 }
 
-void coal_mat_invalidate(coal_mat A) {
+/* Drops the derived formats that hold values: the host ones, and the device ones too
+ * (device != 0) while the device CSR stays. */
+static void drop_formats(coal_mat A, int device) {
   coal_fastload_free(A->fl);
   coal_fastload_free(A->flt);
   A->fl = A->flt = NULL;
   coal_swift_free(A->sw);
   A->sw = NULL;
-  if (A->dev) coal_ops(A->ctx)->mat_release(A);
+  if (device && A->dev) coal_ops(A->ctx)->mat_drop_formats(A);
+}
+
+void coal_mat_invalidate(coal_mat A) {
+  if (!A->rowptr) {
+    /* device-only: there are no host values that could have changed, and valid must not
+     * claim host arrays that do not exist (new device values: coal_mat_device_values_changed) */
+    drop_formats(A, 1);
+    A->state++;
+    return;
+  }
+  drop_formats(A, 0);
+  if (A->dev) coal_ops(A->ctx)->mat_release(A); /* its derived formats go with it */
   A->valid = COAL_MEM_HOST;
+  A->state++;
+}
+
+void coal_mat_device_values_changed(coal_mat A) {
+  if (!A || !A->dev) return; /* no device copy: nothing there can have changed */
+  drop_formats(A, 1);
+  A->valid = COAL_MEM_DEVICE;
+  A->symmetric = 0;
   A->state++;
 }
 
@@ -193,7 +262,7 @@ coal_status coal_mat_destroy(coal_mat *A) {
   coal_fastload_free(M->flt);
   coal_swift_free(M->sw);
   if (M->dev) coal_ops(M->ctx)->mat_release(M);
-  coal_free(M->rowptr), coal_free(M->colind), coal_free(M->values);
+  coal_free(M->rowptr), coal_free(M->colind), coal_free(M->values); /* NULL if device-only */
   coal_free(M);
   *A = NULL;
   return COAL_SUCCESS;
@@ -210,24 +279,6 @@ coal_status coal_mat_size(coal_mat A, int64_t *nrows, int64_t *ncols, int64_t *n
 coal_dtype coal_mat_dtype(coal_mat A) { return A ? A->dtype : COAL_F64; }
 coal_ctx coal_mat_ctx(coal_mat A) { return A ? A->ctx : NULL; }
 
-coal_status coal_mat_get_csr(coal_mat A, int64_t *rowptr, int32_t *colind, void *values) {
-  if (!A) return COAL_ERR_ARG;
-  if (rowptr)
-    for (int64_t i = 0; i <= A->nrows; i++) rowptr[i] = A->rowptr[i];
-  if (colind) memcpy(colind, A->colind, sizeof(int32_t) * (size_t)A->nnz);
-  if (values) memcpy(values, A->values, coal_dtype_size(A->dtype) * (size_t)A->nnz);
-  return COAL_SUCCESS;
-}
-
-coal_status coal_mat_set_values(coal_mat A, const void *values) {
-  if (!A) return COAL_ERR_ARG;
-  COAL_CHECK(A->ctx, values || A->nnz == 0, COAL_ERR_ARG, "NULL values");
-  if (A->nnz) memcpy(A->values, values, coal_dtype_size(A->dtype) * (size_t)A->nnz);
-  A->symmetric = 0;
-  coal_mat_invalidate(A);
-  return COAL_SUCCESS;
-}
-
 static coal_status mat_copy_layout(coal_mat A, coal_dtype dtype, int32_t **rp, int32_t **ci,
                                    void **v) {
   coal_ctx ctx = A->ctx;
@@ -243,11 +294,55 @@ fail:
   return st;
 }
 
+coal_status coal_mat_host(coal_mat A) {
+  if (!A) return COAL_ERR_ARG;
+  if (A->rowptr && (A->valid & COAL_MEM_HOST)) return COAL_SUCCESS;
+  const coal_backend_ops *ops = coal_ops(A->ctx);
+  if (A->rowptr) { /* the device values are newer */
+    COAL_CALL(ops->mat_download(A, NULL, NULL, A->values));
+  } else {
+    int32_t *rp, *ci;
+    void *v;
+    COAL_CALL(mat_copy_layout(A, A->dtype, &rp, &ci, &v));
+    coal_status st = ops->mat_download(A, rp, ci, v);
+    if (st != COAL_SUCCESS) {
+      coal_free(rp), coal_free(ci), coal_free(v);
+      return st;
+    }
+    A->rowptr = rp, A->colind = ci, A->values = v;
+  }
+  A->valid |= COAL_MEM_HOST;
+  return COAL_SUCCESS;
+}
+
+coal_status coal_mat_get_csr(coal_mat A, int64_t *rowptr, int32_t *colind, void *values) {
+  if (!A) return COAL_ERR_ARG;
+  COAL_CALL(coal_mat_host(A));
+  if (rowptr)
+    for (int64_t i = 0; i <= A->nrows; i++) rowptr[i] = A->rowptr[i];
+  if (colind) memcpy(colind, A->colind, sizeof(int32_t) * (size_t)A->nnz);
+  if (values) memcpy(values, A->values, coal_dtype_size(A->dtype) * (size_t)A->nnz);
+  return COAL_SUCCESS;
+}
+
+coal_status coal_mat_set_values(coal_mat A, const void *values) {
+  if (!A) return COAL_ERR_ARG;
+  COAL_CHECK(A->ctx, values || A->nnz == 0, COAL_ERR_ARG, "NULL values");
+  /* the structure must be on the host (the device copy is dropped below); the old values are
+   * downloaded with it, then overwritten */
+  COAL_CALL(coal_mat_host(A));
+  if (A->nnz) memcpy(A->values, values, coal_dtype_size(A->dtype) * (size_t)A->nnz);
+  A->symmetric = 0;
+  coal_mat_invalidate(A);
+  return COAL_SUCCESS;
+}
+
 coal_status coal_mat_convert(coal_mat A, coal_dtype dtype, coal_mat *B) {
   if (!A || !B) return COAL_ERR_ARG;
   /* an unknown dtype would otherwise be stored as float in 8-byte slots */
   COAL_CHECK(A->ctx, dtype == COAL_F64 || dtype == COAL_F32, COAL_ERR_ARG, "bad dtype %d",
              (int)dtype);
+  COAL_CALL(coal_mat_host(A));
   int32_t *rp, *ci;
   void *v;
   COAL_CALL(mat_copy_layout(A, dtype, &rp, &ci, &v));
@@ -267,6 +362,7 @@ coal_status coal_mat_convert(coal_mat A, coal_dtype dtype, coal_mat *B) {
 coal_status coal_mat_transpose(coal_mat A, coal_mat *B) {
   if (!A || !B) return COAL_ERR_ARG;
   coal_ctx ctx = A->ctx;
+  COAL_CALL(coal_mat_host(A));
   int32_t *rp = NULL, *ci = NULL;
   void *v = NULL;
   coal_status st;
@@ -302,6 +398,7 @@ coal_status coal_mat_permute(coal_mat A, const int32_t *perm, coal_mat *B) {
   COAL_CHECK(ctx, perm, COAL_ERR_ARG, "NULL permutation");
   COAL_CHECK(ctx, A->nrows == A->ncols, COAL_ERR_ARG,
              "symmetric permutation needs a square matrix");
+  COAL_CALL(coal_mat_host(A));
   int32_t n = A->nrows;
   int32_t *inv = NULL;
   COAL_CALL(coal_malloc(ctx, sizeof(int32_t) * (size_t)n, (void **)&inv));
@@ -336,7 +433,7 @@ coal_status coal_mat_is_symmetric(coal_mat A, int *sym) {
   *sym = 0;
   if (A->nrows != A->ncols) return COAL_SUCCESS;
   coal_mat T = NULL;
-  COAL_CALL(coal_mat_transpose(A, &T));
+  COAL_CALL(coal_mat_transpose(A, &T)); /* makes A's host copy current */
   int s = memcmp(T->rowptr, A->rowptr, sizeof(int32_t) * ((size_t)A->nrows + 1)) == 0 &&
           memcmp(T->colind, A->colind, sizeof(int32_t) * (size_t)A->nnz) == 0 &&
           memcmp(T->values, A->values, coal_dtype_size(A->dtype) * (size_t)A->nnz) == 0;
@@ -350,8 +447,12 @@ coal_status coal_mat_set_fastload_height(coal_mat A, int height) {
   COAL_CHECK(A->ctx, height >= 1 && height <= 255, COAL_ERR_ARG,
              "FastLoad height %d outside 1..255", height);
   if (height != A->fastload_height) {
+    /* only the FastLoad formats depend on the height: drop them (host and device) */
     A->fastload_height = height;
-    coal_mat_invalidate(A);
+    coal_fastload_free(A->fl);
+    coal_fastload_free(A->flt);
+    A->fl = A->flt = NULL;
+    if (A->dev) coal_ops(A->ctx)->mat_drop_formats(A);
   }
   return COAL_SUCCESS;
 }
@@ -359,6 +460,7 @@ coal_status coal_mat_set_fastload_height(coal_mat A, int height) {
 coal_status coal_mat_fastload(coal_mat A, int transposed, const coal_fastload **f) {
   coal_fastload **slot = transposed ? &A->flt : &A->fl;
   if (!*slot) {
+    COAL_CALL(coal_mat_host(A));
     if (transposed) {
       COAL_CALL(coal_fastload_build(A->ctx, A->nrows, A->ncols, A->rowptr, A->colind, A->values,
                                     A->dtype, A->fastload_height, 0, slot));
@@ -396,12 +498,30 @@ coal_status coal_mat_fastload_stats(coal_mat A, int transposed, coal_fastload_st
   return COAL_SUCCESS;
 }
 
-int32_t coal_mat_max_row_len(coal_mat A) {
+coal_status coal_mat_max_row_len_compute(coal_mat A, int32_t *len) {
   if (A->max_row_len < 0) {
+    /* a device-only matrix: the row offsets only, not the whole CSR */
+    int32_t *rp = A->rowptr;
+    if (!rp) {
+      COAL_CALL(coal_malloc(A->ctx, sizeof(int32_t) * ((size_t)A->nrows + 1), (void **)&rp));
+      coal_status st = coal_ops(A->ctx)->mat_download(A, rp, NULL, NULL);
+      if (st != COAL_SUCCESS) {
+        coal_free(rp);
+        return st;
+      }
+    }
     int32_t m = 0;
     for (int32_t i = 0; i < A->nrows; i++)
-      if (A->rowptr[i + 1] - A->rowptr[i] > m) m = A->rowptr[i + 1] - A->rowptr[i];
+      if (rp[i + 1] - rp[i] > m) m = rp[i + 1] - rp[i];
+    if (rp != A->rowptr) coal_free(rp);
     A->max_row_len = m;
   }
-  return A->max_row_len;
+  if (len) *len = A->max_row_len;
+  return COAL_SUCCESS;
+}
+
+int32_t coal_mat_max_row_len(coal_mat A) {
+  int32_t m = -1;
+  if (coal_mat_max_row_len_compute(A, &m) != COAL_SUCCESS) return -1;
+  return m;
 }

@@ -320,6 +320,7 @@ static coal_status writer_close(mm_writer *w) {
 coal_status coal_mat_write_mm(coal_mat A, const char *path) {
   if (!A) return COAL_ERR_ARG;
   COAL_CHECK(A->ctx, path, COAL_ERR_ARG, "NULL path");
+  COAL_CALL(coal_mat_host(A));
   mm_writer w;
   COAL_CALL(writer_open(&w, A->ctx, path));
   writer_printf(&w, "%%%%MatrixMarket matrix coordinate real general\n");

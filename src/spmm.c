@@ -83,6 +83,8 @@ coal_status coal_spmm(coal_mat A, coal_spmm_kernel kernel, double alpha, coal_bv
   const coal_backend_ops *ops = coal_ops(ctx);
   COAL_CALL(ops->mat_prepare(A));
   if (kernel == COAL_SPMM_AUTO) {
+    /* the selection reads the longest row: computed here so that a failure propagates */
+    if (ctx->backend == COAL_BACKEND_CUDA) COAL_CALL(coal_mat_max_row_len_compute(A, NULL));
     /* one column on the GPU: the SpMV kernels (FastLoad-T on large matrices) are faster than
      * any SpMM kernel at k = 1 */
     if (ctx->backend == COAL_BACKEND_CUDA && is_vector(X) && is_vector(Y))

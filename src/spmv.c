@@ -48,7 +48,12 @@ coal_status coal_spmv_raw(coal_mat A, coal_spmv_kernel kernel, double alpha, con
   COAL_CHECK(ctx, kernel >= 0 && kernel < COAL_SPMV_NKERNELS, COAL_ERR_ARG, "bad kernel %d",
              (int)kernel);
   COAL_CHECK(ctx, (x || A->ncols == 0) && (y || A->nrows == 0), COAL_ERR_ARG, "NULL vector");
-  if (kernel == COAL_SPMV_AUTO) kernel = coal_spmv_select(A);
+  if (kernel == COAL_SPMV_AUTO) {
+    /* the selection reads the longest row: computed here so that a failure (the download of a
+     * device-only matrix's row offsets) propagates */
+    if (ctx->backend == COAL_BACKEND_CUDA) COAL_CALL(coal_mat_max_row_len_compute(A, NULL));
+    kernel = coal_spmv_select(A);
+  }
   const coal_backend_ops *ops = coal_ops(ctx);
   COAL_CALL(ops->mat_prepare(A));
   return ops->spmv[kernel](A, alpha, x, beta, y);

@@ -239,6 +239,7 @@ fail:
 coal_status coal_mat_swift(coal_mat A, const coal_swift **out) {
   if (!A->sw) {
     coal_mat T = NULL;
+    COAL_CALL(coal_mat_host(A)); /* built on the host, from a device-only matrix too */
     COAL_CALL(coal_mat_transpose(A, &T));
     int h = A->swift_height ? A->swift_height : COAL_SWIFT_DEFAULT_HEIGHT;
     coal_status st = coal_swift_build(A->ctx, A->nrows, A->ncols, T->rowptr, T->colind, T->values,

@@ -241,7 +241,7 @@ run bench-spmm-dup-k 2 "$BIN" bench spmm --backend host lap3d:4 --k=4,4
 run bench-spmm-bad-layout 2 "$BIN" bench spmm --backend host lap3d:4 --layout diag
 run bench-spmm-bad-option 2 "$BIN" bench spmm --backend host lap3d:4 --frob
 run bench-unknown 2 "$BIN" bench frob
-expect bench-unknown "$tmp/err" "unknown benchmark 'frob' \\(available: spmv, spmm, solve\\)"
+expect bench-unknown "$tmp/err" "unknown benchmark 'frob' \\(available: spmv, spmm, spgemm, solve\\)"
 run eigs 2 "$BIN" eigs lap3d:8
 missing="$tmp/no-such-matrix.mtx.gz"
 run missing-file 1 "$BIN" info "$missing"

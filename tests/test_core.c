@@ -2,6 +2,7 @@
  * operations. Everything after the context tests runs once per backend (host, then cuda when
  * a GPU answers); results are compared with dense references computed here. */
 #include "core_util.h"
+#include "internal.h"
 
 static void test_context(void) {
   const char *saved = getenv("COALESCE_BACKEND");
@@ -339,6 +340,82 @@ static void test_mat_ops(coal_ctx ctx) {
   coal_mat_destroy(&A);
 }
 
+/* Host residency of ordinary matrices (device-only ones: test_device_only_cuda.c). */
+static void test_mat_host(coal_ctx ctx) {
+  enum { N = 9, M = 13 };
+  int32_t ri[2 * N * M], ci[2 * N * M];
+  double v[2 * N * M], d[N * M];
+  coal_mat A = NULL;
+  int64_t nnz = rand_coo(N, M, 0.3, ri, ci, v, d);
+  CHECK_OK(ctx, coal_mat_create_coo(ctx, N, M, nnz, ri, ci, v, COAL_F64, &A));
+  if (!A) return;
+  int32_t *rp = A->rowptr, *cs = A->colind;
+  void *vs = A->values;
+  double *before = mat_dense(ctx, A, NULL);
+  CHECK_OK(ctx, coal_mat_host(A));
+  CHECK(A->rowptr == rp && A->colind == cs && A->values == vs && (A->valid & COAL_MEM_HOST),
+        "coal_mat_host on a host-resident matrix is not a no-op");
+  /* after a product (the device copy on CUDA) the host copy is still current */
+  coal_bvec x = NULL, y = NULL;
+  CHECK_OK(ctx, coal_bvec_create(ctx, M, 1, COAL_F64, COAL_COL_MAJOR, 0, &x));
+  CHECK_OK(ctx, coal_bvec_create(ctx, N, 1, COAL_F64, COAL_COL_MAJOR, 0, &y));
+  if (x && y) {
+    CHECK_OK(ctx, coal_bvec_set_random(x, 5));
+    CHECK_OK(ctx, coal_spmv(A, COAL_SPMV_AUTO, 1.0, x, 0.0, y));
+  }
+  CHECK_OK(ctx, coal_mat_host(A));
+  CHECK(A->rowptr == rp && (A->valid & COAL_MEM_HOST), "host copy lost after a product");
+  double *after = mat_dense(ctx, A, NULL);
+  CHECK(before && after && memcmp(before, after, sizeof(double) * N * M) == 0,
+        "values changed by coal_mat_host");
+  free(after);
+  /* longest row: the status path and the cached value agree with a plain loop */
+  int32_t mx = -2, ref = 0;
+  for (int i = 0; i < N; i++) {
+    int c = 0;
+    for (int j = 0; j < M; j++) c += d[i * M + j] != 0.0;
+    if (c > ref) ref = c;
+  }
+  CHECK_OK(ctx, coal_mat_max_row_len_compute(A, &mx));
+  CHECK(mx == ref && coal_mat_max_row_len(A) == ref, "longest row %d, expected %d", mx, ref);
+  /* no device copy written by a kernel on a host context: a no-op there */
+  uint64_t state = A->state;
+  coal_mat_device_values_changed(A);
+  if (coal_ctx_backend(ctx) == COAL_BACKEND_HOST)
+    CHECK(A->valid == COAL_MEM_HOST && A->state == state,
+          "device_values_changed on a host matrix changed it");
+  coal_mat_device_values_changed(NULL);
+  CHECK_OK(ctx, coal_mat_host(A)); /* CUDA: downloads the (unchanged) device values */
+  after = mat_dense(ctx, A, NULL);
+  CHECK(before && after && memcmp(before, after, sizeof(double) * N * M) == 0,
+        "values differ after device_values_changed and coal_mat_host");
+  free(after);
+  /* a new FastLoad height keeps the values and the host copy */
+  CHECK_OK(ctx, coal_mat_set_fastload_height(A, 3));
+  CHECK(A->rowptr == rp && (A->valid & COAL_MEM_HOST), "FastLoad height dropped the host copy");
+  if (x && y) {
+    double *y1 = malloc(sizeof(double) * N), *y2 = malloc(sizeof(double) * N);
+    CHECK_OK(ctx, coal_spmv(A, COAL_SPMV_FASTLOAD, 1.0, x, 0.0, y));
+    CHECK_OK(ctx, coal_bvec_get_host(y, y1, COAL_COL_MAJOR, 0));
+    CHECK_OK(ctx, coal_spmv(A, COAL_SPMV_CSR_VECTOR, 1.0, x, 0.0, y));
+    CHECK_OK(ctx, coal_bvec_get_host(y, y2, COAL_COL_MAJOR, 0));
+    double e = 0;
+    for (int i = 0; i < N; i++) e = fmax(e, fabs(y1[i] - y2[i]));
+    CHECK(e <= 1e-13, "FastLoad after a height change differs by %g", e);
+    free(y1), free(y2);
+  }
+  free(before);
+  coal_bvec_destroy(&x), coal_bvec_destroy(&y);
+  coal_mat_destroy(&A);
+  /* argument errors */
+  CHECK_ERR(NULL, coal_mat_host(NULL), COAL_ERR_ARG);
+  coal_mat W = (coal_mat)1;
+  CHECK_ERR(ctx, coal_mat_wrap_device(ctx, 4, 4, 0, COAL_F64, NULL, &W), COAL_ERR_ARG);
+  CHECK(W == NULL, "failed wrap_device leaves a handle");
+  CHECK_ERR(NULL, coal_mat_wrap_device(NULL, 4, 4, 0, COAL_F64, NULL, &W), COAL_ERR_ARG);
+  CHECK_ERR(ctx, coal_mat_wrap_device(ctx, 4, 4, 0, COAL_F64, NULL, NULL), COAL_ERR_ARG);
+}
+
 int main(void) {
   test_context();
   const coal_backend backends[2] = {COAL_BACKEND_HOST, COAL_BACKEND_CUDA};
@@ -356,6 +433,7 @@ int main(void) {
     test_error_messages(ctx);
     test_create(ctx);
     test_mat_ops(ctx);
+    test_mat_host(ctx);
     coal_ctx_destroy(&ctx);
   }
   return check_finish();

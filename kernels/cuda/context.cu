@@ -3,6 +3,7 @@
 #include "cuda_internal.h"
 
 #include <errno.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -66,6 +67,18 @@ static coal_status init_handles(coal_ctx ctx, struct coal_cuda_ctx *c) {
   COAL_CUBLAS_CALL(ctx, cublasSetPointerMode(c->blas, CUBLAS_POINTER_MODE_HOST));
   COAL_CUDA_CALL(ctx, cudaEventCreate(&c->ev_start));
   COAL_CUDA_CALL(ctx, cudaEventCreate(&c->ev_stop));
+  int pools = 0;
+  COAL_CUDA_CALL(ctx, cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, c->device));
+  if (pools) {
+    cudaMemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = c->device;
+    COAL_CUDA_CALL(ctx, cudaMemPoolCreate(&c->pool, &props));
+    uint64_t keep = 256ull << 20;
+    COAL_CUDA_CALL(ctx, cudaMemPoolSetAttribute(c->pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  }
   return COAL_SUCCESS;
 }
 
@@ -80,6 +93,8 @@ static void free_handles(struct coal_cuda_ctx *c) {
   c->ws_small_cap = c->ws_part_cap = c->ws_pinned_cap = 0;
   if (c->ev_start) (void)cudaEventDestroy(c->ev_start);
   if (c->ev_stop) (void)cudaEventDestroy(c->ev_stop);
+  if (c->pool) (void)cudaMemPoolDestroy(c->pool);
+  c->pool = NULL;
   if (c->blas) (void)cublasDestroy(c->blas);
   if (c->sparse) (void)cusparseDestroy(c->sparse);
   if (c->stream) (void)cudaStreamDestroy(c->stream);

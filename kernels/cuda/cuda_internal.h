@@ -55,6 +55,10 @@ struct coal_cuda_ctx {
   size_t ws_part_cap;   /* bytes */
   void *ws_pinned;      /* pinned host: staging of small results downloaded to the host */
   size_t ws_pinned_cap; /* bytes */
+  /* Stream-ordered pool for the temporaries of multi-step operations (SpGEMM): allocation and
+   * release in stream order without a device-wide wait; keeps up to 256 MB cached between
+   * calls. NULL where the device has no memory pools (plain cudaMalloc then). */
+  cudaMemPool_t pool;
 };
 
 /* Device arrays mirroring a host coal_fastload (same meaning, same lengths), plus the gather
@@ -99,6 +103,9 @@ struct coal_swift_dev {
   void *irr_val;
 };
 
+/* A matrix's device state: made by mat_prepare (upload), or handed over with the device CSR by
+ * its producer (coal_mat_wrap_device: a coal_calloc'd struct with coal_cuda_malloc'd CSR
+ * arrays, the rest zero). Freed whole by mat_release. */
 struct coal_mat_cuda {
   int32_t *rowptr; /* [nrows+1] device CSR */
   int32_t *colind; /* [nnz] */

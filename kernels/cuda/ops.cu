@@ -1,5 +1,6 @@
 /* CUDA backend operations table: device memory, transfers on the context's stream, matrix
- * residency (device CSR, FastLoad mirrors, merge-path workspaces). */
+ * residency (device CSR, FastLoad mirrors, merge-path workspaces; device-only matrices whose
+ * host CSR is downloaded on demand). */
 #include "../bench.h"
 #include "cuda_internal.h"
 
@@ -119,11 +120,24 @@ static coal_status upload_csr(coal_mat A, struct coal_mat_cuda *d) {
   return COAL_SUCCESS;
 }
 
+/* Drops the device formats that hold values (rebuilt at next use); the CSR and the merge-path
+ * arrays stay (the carry arrays hold nothing beyond a product). */
+static void cu_mat_drop_formats(coal_mat A) {
+  struct coal_mat_cuda *d = A->dev;
+  if (!d) return;
+  coal_cuda_fastload_dev_free(&d->fl);
+  coal_cuda_fastload_dev_free(&d->flt);
+  coal_cuda_swift_dev_free(&d->sw);
+}
+
 /* Makes the device CSR current: full upload the first time, values only after a change.
- * Cheap when nothing changed (two field tests), so every product may call it. */
+ * Cheap when nothing changed (two field tests), so every product may call it. A device-only
+ * matrix (coal_mat_wrap_device) has a current device copy and is never uploaded. */
 static coal_status cu_mat_prepare(coal_mat A) {
   coal_ctx ctx = A->ctx;
   if (!A->dev) {
+    COAL_CHECK(ctx, A->rowptr && (A->valid & COAL_MEM_HOST), COAL_ERR_STATE,
+               "matrix has neither a host nor a device copy");
     struct coal_mat_cuda *d = NULL;
     COAL_CALL(coal_calloc(ctx, sizeof *d, (void **)&d));
     A->dev = d;
@@ -136,13 +150,44 @@ static coal_status cu_mat_prepare(coal_mat A) {
     return COAL_SUCCESS;
   }
   if (!(A->valid & COAL_MEM_DEVICE)) {
+    COAL_CHECK(ctx, A->rowptr && (A->valid & COAL_MEM_HOST), COAL_ERR_STATE,
+               "device values are stale and the matrix has no current host copy");
     /* Derived device formats hold values too: drop them, they are rebuilt at next use. */
-    coal_cuda_fastload_dev_free(&A->dev->fl);
-    coal_cuda_fastload_dev_free(&A->dev->flt);
-    coal_cuda_swift_dev_free(&A->dev->sw);
+    cu_mat_drop_formats(A);
     COAL_CALL(
         cu_upload(ctx, A->dev->values, A->values, coal_dtype_size(A->dtype) * (size_t)A->nnz));
     A->valid |= COAL_MEM_DEVICE;
+  }
+  return COAL_SUCCESS;
+}
+
+/* Downloads the requested parts of the device CSR on the stream. The stream is synchronised
+ * even after a failed enqueue: no copy may still write the caller's arrays once this returns. */
+static coal_status cu_mat_download(coal_mat A, int32_t *rowptr, int32_t *colind, void *values) {
+  coal_ctx ctx = A->ctx;
+  const struct coal_mat_cuda *d = A->dev;
+  COAL_CHECK(ctx, d, COAL_ERR_STATE, "matrix has no device copy to download");
+  COAL_CHECK(ctx, !values || (A->valid & COAL_MEM_DEVICE), COAL_ERR_STATE,
+             "the device values are not current");
+  const size_t nz = (size_t)A->nnz;
+  const struct {
+    void *dst;
+    const void *src;
+    size_t bytes;
+  } cp[] = {{rowptr, d->rowptr, sizeof(int32_t) * ((size_t)A->nrows + 1)},
+            {colind, d->colind, sizeof(int32_t) * nz},
+            {values, d->values, coal_dtype_size(A->dtype) * nz}};
+  cudaStream_t s = coal_stream(ctx);
+  cudaError_t e = cudaSuccess;
+  for (size_t i = 0; i < sizeof cp / sizeof cp[0] && e == cudaSuccess; i++)
+    if (cp[i].dst && cp[i].bytes)
+      e = cudaMemcpyAsync(cp[i].dst, cp[i].src, cp[i].bytes, cudaMemcpyDeviceToHost, s);
+  cudaError_t es = cudaStreamSynchronize(s);
+  if (e == cudaSuccess) e = es;
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    return COAL_ERROR(ctx, COAL_ERR_CUDA, "download of a %d x %d matrix's device CSR: %s", A->nrows,
+                      A->ncols, cudaGetErrorString(e));
   }
   return COAL_SUCCESS;
 }
@@ -292,6 +337,8 @@ const coal_backend_ops coal_cuda_ops = {
     cu_sync,
     cu_mat_prepare,
     cu_mat_release,
+    cu_mat_download,
+    cu_mat_drop_formats,
     {NULL, coal_spmv_csr_vector_cuda, coal_spmv_csr_merge_cuda, coal_spmv_fastload_cuda,
      coal_spmv_fastload_t_cuda},
     {NULL, coal_spmm_swift_cuda, coal_spmm_rowsplit_cuda, coal_spmm_merge_cuda},

@@ -91,9 +91,9 @@ double cli_tolerance(coal_dtype dtype);
 coal_status cli_bvec_get(coal_bvec X, double *dst);
 /* Deterministic x in [-1,1) as a host array of dtype (n entries, caller frees with free). */
 void *cli_random_vector(int64_t n, coal_dtype dtype, uint64_t seed);
-/* Plain host CSR loop y = A*x in double, from A's host CSR arrays (the independent
- * reference used by the demo). */
-void cli_csr_reference(coal_mat A, const double *x, double *y);
+/* Plain host CSR loop y = A*x in double, from A's host CSR arrays (made current first with
+ * coal_mat_host, whose status it returns). */
+coal_status cli_csr_reference(coal_mat A, const double *x, double *y);
 const char *cli_dtype_name(coal_dtype d);
 
 /* Argument of cli_spmv_run, a coal_bench_fn computing y = A*x (alpha 1, beta 0) with one
@@ -193,5 +193,7 @@ int cli_demo(int argc, char **argv);
 int cli_bench(int argc, char **argv);
 /* `bench spmm`: argv[0] is "spmm" (src/cli/cli_bench_spmm.c). */
 int cli_bench_spmm(int argc, char **argv);
+/* `bench spgemm`: argv[0] is "spgemm" (src/cli/cli_bench_spgemm.c). */
+int cli_bench_spgemm(int argc, char **argv);
 
 #endif

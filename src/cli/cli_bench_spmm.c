@@ -298,6 +298,7 @@ static coal_status prepare_reference(spmm_run *R, mstate *s, coal_bvec X) {
     for (int64_t j = 0; j < s->nc; j++)
       s->xr[(size_t)i * (size_t)s->nc + (size_t)j] =
           buf_at(s->buf, R->o.c.dtype, (size_t)(i + s->cj[j] * s->cols));
+  COAL_CALL(coal_mat_host(s->Ah)); /* reference() reads its host CSR */
   if (reference(s)) return COAL_ERR_MEMORY;
   if (s->nc < k)
     printf("          k=%lld: reference on %lld columns spread over 0..%lld, NaN scan on all\n",

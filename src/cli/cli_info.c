@@ -32,6 +32,11 @@ static int info_one(coal_ctx ctx, const cli_spec *sp, coal_dtype dtype, int heig
     return CLI_FAIL;
   }
   /* row and column statistics from the host CSR arrays */
+  if ((st = coal_mat_host(A))) {
+    cli_fail(ctx, st, "%s: host copy", sp->name);
+    coal_mat_destroy(&A);
+    return CLI_FAIL;
+  }
   int32_t rmin = 0, rmax = 0;
   int64_t erows = 0, ecols = 0;
   unsigned char *hit = calloc((size_t)(n > 0 ? n : 1), 1);

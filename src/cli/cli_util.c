@@ -368,7 +368,8 @@ void *cli_random_vector(int64_t n, coal_dtype dtype, uint64_t seed) {
   return v;
 }
 
-void cli_csr_reference(coal_mat A, const double *x, double *y) {
+coal_status cli_csr_reference(coal_mat A, const double *x, double *y) {
+  COAL_CALL(coal_mat_host(A));
   for (int32_t i = 0; i < A->nrows; i++) {
     double s = 0;
     for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
@@ -378,6 +379,7 @@ void cli_csr_reference(coal_mat A, const double *x, double *y) {
     }
     y[i] = s;
   }
+  return COAL_SUCCESS;
 }
 
 coal_status cli_spmv_run(void *arg) {

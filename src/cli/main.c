@@ -29,6 +29,11 @@ static void print_help(FILE *f) {
           "      --layout row|col|both   block layouts of our kernels (default both)\n"
           "      --reps N            timed repetitions (default 30, after 5 warm-up runs)\n"
           "      --height H          Swift block height limit (default 8)\n"
+          "  bench spgemm [SPEC...]  TileSpGEMM (A*A, A*A^T; P^T A P on lap3d specs) against\n"
+          "                          cuSPARSE SpGEMM, checked against the host twin; options:\n"
+          "      --matrices DIR, --csv FILE   as for bench spmv\n"
+          "      --large             also lap3d:128, lap3d27:64, powerlaw:1048576:12\n"
+          "      --reps N            timed repetitions (default 10, after 2 warm-up runs)\n"
           "  solve SPEC [options]    A X = B by Block-CG or CG (SPEC: a .mtx file or a generator)\n"
           "      --rhs B.mtx         right-hand sides (array or coordinate file), or\n"
           "      --nrhs K            K random right-hand sides (default 1)\n"
@@ -82,11 +87,14 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "info")) return cli_info(sub_argc, sub_argv);
   if (!strcmp(cmd, "demo")) return cli_demo(sub_argc, sub_argv);
   if (!strcmp(cmd, "bench")) {
-    if (argc < 3) return cli_usage_error("bench needs a benchmark name: bench spmv|spmm ...");
+    if (argc < 3)
+      return cli_usage_error("bench needs a benchmark name: bench spmv|spmm|spgemm|solve ...");
     if (!strcmp(argv[2], "spmm")) return cli_bench_spmm(argc - 2, argv + 2);
     if (!strcmp(argv[2], "solve")) return cli_bench_solve(argc - 2, argv + 2);
+    if (!strcmp(argv[2], "spgemm")) return cli_bench_spgemm(argc - 2, argv + 2);
     if (strcmp(argv[2], "spmv"))
-      return cli_usage_error("unknown benchmark '%s' (available: spmv, spmm, solve)", argv[2]);
+      return cli_usage_error("unknown benchmark '%s' (available: spmv, spmm, spgemm, solve)",
+                             argv[2]);
     return cli_bench(sub_argc, sub_argv);
   }
   if (!strcmp(cmd, "solve")) return cli_solve(sub_argc, sub_argv);

@@ -1,0 +1,178 @@
+/* Sparse x sparse products (TileSpGEMM, paper 004), declared once for every backend.
+ *
+ * A product object (struct coal_spgemm_s, public handle coal_spgemm) holds what the numeric
+ * step needs, so that a numeric-only recomputation (values of A or B changed, structure not)
+ * allocates nothing: the tile formats of A and B, the tile structure of C and the map from
+ * C's tiles to C's CSR. The front end (src/spgemm.c) checks arguments and drives a typed table
+ * of backend operations (coal_spgemm_host / coal_spgemm_cuda, as kernels/blas.h does), so the
+ * shared backend table is not touched.
+ *
+ * The three steps of C = A*B (A, B and C in the tile format of src/tile.h):
+ *  1. tile layout of C: the symbolic product of the tile layouts, C' = A' B' (a tile of C is
+ *     listed when some A_IK and B_KJ are both non-empty). Tile columns ascend per tile row.
+ *  2. per tile C_IJ: the pairs (A_IK, B_KJ) by intersecting the tile columns of tile row I of A
+ *     with the tile rows of tile column J of B (binary search of the shorter list in the
+ *     longer; pairs come out in ascending K), and the row masks of C_IJ:
+ *        mask_C[r] = OR over pairs, over the nonzeros (r, k) of A_IK, of mask_B_KJ[k];
+ *     their popcounts give the tile's nonzero count and 8-bit row offsets, and the offsets of
+ *     all tiles (one scan) size C, which is allocated once.
+ *  3. numeric: per tile of C, c_rc = sum over pairs, over the nonzeros (r, k) of A_IK with
+ *     (k, c) a nonzero of B_KJ, of a_rk * b_kc, accumulated in double and rounded once to the
+ *     dtype. A tile with more than dense_threshold nonzeros uses a dense 16 x 16 accumulator
+ *     (B_KJ expanded to a dense tile, one cell per product); a sparser tile a sparse one (each
+ *     nonzero of C found from C's masks, each b_kc found by a popcount in B's row mask). Both
+ *     add the products of an entry in the same order, ascending k over the whole row of A,
+ *     which is also Gustavson's order: the host tiled product, the host Gustavson product and
+ *     the CUDA product (no fused multiply-add) give the same bits. Values go straight to C's
+ *     CSR: entry (r, c) of tile t is C.values[pos[16t + r] + popcount(mask_C[r] & ((1<<c)-1))].
+ *
+ * The structure is symbolic: an entry is kept when a product a_ik * b_kj exists, even if the
+ * sum cancels to zero (as cuSPARSE and Gustavson do).
+ */
+#ifndef COAL_KERNELS_SPGEMM_H
+#define COAL_KERNELS_SPGEMM_H
+
+#include "../src/tile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Tiles of C with more nonzeros than this use the dense accumulator (paper: 192, i.e. 75% of
+ * the 256 cells). Any value in 0..256 gives the same result; only speed differs. */
+#define COAL_SPGEMM_DENSE_NNZ 192
+
+/* Algorithms. TILE: TileSpGEMM (the three steps above; host twin kernels/host/spgemm_tile.c).
+ * ROWS: row-by-row Gustavson with hash accumulators (CUDA: kernels/cuda/spgemm_rows.cu, C
+ * stays on the GPU; host: Gustavson, kernels/host/spgemm_gustavson.c). AUTO picks ROWS on
+ * both backends: measured faster on every matrix of `coalesce bench spgemm` (docs/spgemm.md). */
+typedef enum { COAL_SPGEMM_AUTO = 0, COAL_SPGEMM_TILE = 1, COAL_SPGEMM_ROWS = 2 } coal_spgemm_algo;
+
+struct coal_spgemm_s {
+  coal_ctx ctx;
+  coal_product_type type;
+  coal_spgemm_algo algo; /* TILE or ROWS (resolved at creation) */
+  coal_mat A, B, C;      /* AB: the caller's A and B, the result C (owned by the caller) */
+  int dense_threshold;   /* COAL_SPGEMM_DENSE_NNZ unless tuned */
+  coal_spgemm_stats stats;
+  /* AB, host data (the CUDA backend keeps its own copies in dev) */
+  uint64_t a_state, b_state; /* A->state, B->state when the tile values were taken */
+  coal_tile *ta, *tb;        /* tile formats of A and B (csr_pos set; tb with its CSC index;
+                                tb == ta when B == A) */
+  coal_tile *tc;             /* tile structure of C (no idx, no values) */
+  int32_t *c_pos;            /* [16 * ntiles(C)] CSR index of local row r of tile t */
+  void *dev;                 /* backend state (CUDA: struct coal_spgemm_cuda) */
+  /* B is the result of this product (PtAP: the outer product's B is the inner A*P), whose
+   * current values may live on the backend only (numeric with download = 0); NULL otherwise.
+   * The CUDA backend then refreshes B's tile values from that product's device values. */
+  struct coal_spgemm_s *b_producer;
+  /* PTAP: C = Pt * (A P), Pt = P^T held explicitly */
+  struct coal_spgemm_s *inner, *outer; /* A*P and Pt*(AP) */
+  coal_mat Pt, AP;                     /* owned by the product */
+  int32_t *pt_src;                     /* [nnz(P)] entry of P that entry q of Pt holds */
+  uint64_t p_state;                    /* P->state when Pt's values were taken */
+};
+
+typedef struct coal_spgemm_ops {
+  /* Steps 1 and 2 of C = p->A * p->B and C's CSR structure: creates p->C (values zero, host
+   * CSR valid) and fills the backend's part of p and the stats it knows. */
+  coal_status (*symbolic)(coal_spgemm p);
+  /* Step 3 from the current values of A and B into p->C. download != 0: C's host values are
+   * current on return (always so on host); 0 leaves them stale (only for products private to
+   * a PtAP object, whose consumer reads the device copy). */
+  coal_status (*numeric)(coal_spgemm p, int download);
+  /* Fills the statistics that need a pass over C's tiles: empty_tiles_c, tile_pairs and
+   * dense_tiles_c (at the current threshold). Called on request only. */
+  coal_status (*tile_stats)(coal_spgemm p);
+  /* Frees the backend's part of p (not p, not C). */
+  void (*release)(coal_spgemm p);
+} coal_spgemm_ops;
+
+extern const coal_spgemm_ops coal_spgemm_host;
+extern const coal_spgemm_ops coal_spgemm_cuda; /* answers COAL_ERR_NOT_COMPILED when not built */
+
+static inline const coal_spgemm_ops *coal_spgemm_backend(coal_ctx ctx) {
+  return ctx->backend == COAL_BACKEND_CUDA ? &coal_spgemm_cuda : &coal_spgemm_host;
+}
+
+/* coal_spgemm_create with a chosen algorithm (tests and the benchmark; AUTO = the default). */
+coal_status coal_spgemm_create_algo(coal_product_type type, coal_mat A, coal_mat B,
+                                    coal_spgemm_algo algo, coal_spgemm *prod, coal_mat *C);
+
+/* Sets the dense-accumulator threshold of p (and of both products of a PtAP object), 0..256:
+ * for measurements and tests; the result does not depend on it. */
+coal_status coal_spgemm_set_dense_threshold(coal_spgemm p, int threshold);
+
+/* ---- host twin (kernels/host/spgemm_tile.c) ----------------------------------------------- */
+/* Step 1: allocates *C (coal_tile_alloc_layout) with the tile layout of A*B. B needs no CSC
+ * index here. */
+coal_status coal_spgemm_step1_host(coal_ctx ctx, const coal_tile *A, const coal_tile *B,
+                                   coal_tile **C);
+/* Step 2: C's masks, row offsets and tile_nnz (offsets, C->nnz set). B needs its CSC index.
+ * COAL_ERR_OVERFLOW beyond 2^31-1 nonzeros. */
+coal_status coal_spgemm_step2_host(coal_ctx ctx, const coal_tile *A, const coal_tile *B,
+                                   coal_tile *C);
+/* Step 3: C's values in CSR order into cval (pos as coal_tile_csr_structure gives it). */
+coal_status coal_spgemm_step3_host(coal_ctx ctx, const coal_tile *A, const coal_tile *B,
+                                   const coal_tile *C, const int32_t *pos, void *cval,
+                                   int dense_threshold);
+/* Statistics of a tile structure of C (steps 1 and 2 done): st->tile_pairs (pairs (A_IK,
+ * B_KJ) over all tiles of C), st->dense_tiles_c (tiles with more than dense_threshold
+ * nonzeros) and st->empty_tiles_c. */
+coal_status coal_spgemm_tile_stats_host(coal_ctx ctx, const coal_tile *A, const coal_tile *B,
+                                        const coal_tile *C, int dense_threshold,
+                                        coal_spgemm_stats *st);
+
+/* Gustavson's row-by-row product C = A*B on the host CSR (kernels/host/spgemm_gustavson.c):
+ * the reference of the tests and a fallback. Structure symbolic, columns sorted; each entry
+ * summed in double in ascending k and rounded once. A and B of one dtype, A->ncols ==
+ * B->nrows (not checked here). C is a host-CSR matrix on A's context. */
+coal_status coal_spgemm_gustavson_host(coal_mat A, coal_mat B, coal_mat *C);
+/* Intermediate products sum_i sum_{k in row i of A} nnz(row k of B) (flops / 2). */
+int64_t coal_spgemm_products(coal_mat A, coal_mat B);
+
+/* ---- ROWS algorithm ------------------------------------------------------------------------- *
+ * Host (kernels/host/spgemm_gustavson.c) and CUDA (kernels/cuda/spgemm_rows.cu) versions of
+ * the table entries; the CUDA table dispatches on p->algo. CUDA: C is a device-only matrix. */
+coal_status coal_spgemm_rows_host_symbolic(coal_spgemm p);
+coal_status coal_spgemm_rows_host_numeric(coal_spgemm p);
+void coal_spgemm_rows_host_release(coal_spgemm p);
+coal_status coal_spgemm_rows_symbolic(coal_spgemm p);
+coal_status coal_spgemm_rows_numeric(coal_spgemm p);
+void coal_spgemm_rows_release(coal_spgemm p);
+/* P^T of a CUDA-context matrix made on the GPU (cuSPARSE csr2csc), a device-only matrix, and
+ * its values recomputed after P's values changed (structure kept). */
+coal_status coal_spgemm_cuda_transpose(coal_mat P, coal_mat *Pt);
+coal_status coal_spgemm_cuda_transpose_values(coal_mat P, coal_mat Pt);
+
+/* ---- CUDA test hooks (kernels/cuda/spgemm_tile.cu; COAL_ERR_NOT_COMPILED without CUDA) ------ */
+/* Downloads the device tile structure of C of an AB product made on a CUDA context (steps 1
+ * and 2: tile_ptr, tile_col, tile_nnz, row_ptr, mask; no idx, no values) into a new host
+ * coal_tile, and the CSR map pos (coal_malloc'd, 16 * ntiles entries) when pos != NULL. */
+coal_status coal_spgemm_cuda_download(coal_spgemm p, coal_tile **tc, int32_t **pos);
+/* Tile format of A (CUDA context) built on the GPU from A's device CSR, downloaded (val, idx,
+ * csr_pos and the CSC index included: compare with coal_tile_from_mat + coal_tile_build_csc),
+ * and the CSR converted back from those tiles on the GPU, downloaded (coal_malloc'd). */
+coal_status coal_tile_cuda_roundtrip(coal_mat A, coal_tile **t, int32_t **rowptr, int32_t **colind,
+                                     void **values);
+
+/* ---- cuSPARSE SpGEMM reference for the benchmark (kernels/cuda/spgemm_cusparse.cu) ---------- *
+ * C = A*B with cuSPARSE's generic SpGEMM on the device CSR of A and B (one CUDA context; the
+ * descriptors point at A's and B's device copies, which must stay current: do not change their
+ * values meanwhile). run: the whole product as a user calls it (descriptors of C,
+ * workEstimation, compute, allocations, copy; the buffers freed, C kept until the next run).
+ * reuse_setup: the structure by the cusparseSpGEMMreuse_* path once, then its first numeric;
+ * reuse_compute: the numeric-only product. result: the last C as a new host-CSR matrix on the
+ * context, and peak_bytes (the buffers of run plus C). Without CUDA: COAL_ERR_NOT_COMPILED. */
+typedef struct coal_cusparse_spgemm coal_cusparse_spgemm;
+coal_status coal_cusparse_spgemm_create(coal_mat A, coal_mat B, coal_cusparse_spgemm **h);
+coal_status coal_cusparse_spgemm_run(coal_cusparse_spgemm *h);
+coal_status coal_cusparse_spgemm_reuse_setup(coal_cusparse_spgemm *h);
+coal_status coal_cusparse_spgemm_reuse_compute(coal_cusparse_spgemm *h);
+coal_status coal_cusparse_spgemm_result(coal_cusparse_spgemm *h, coal_mat *C, size_t *peak_bytes);
+void coal_cusparse_spgemm_destroy(coal_cusparse_spgemm *h);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
