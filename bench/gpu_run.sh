@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on a lent GPU machine (H100/H200): build for sm_90, CUDA + host suites,
 # compute-sanitizer (memcheck, racecheck) on the CUDA suite, then the SpMV benchmark.
-#   bench/gpu_run.sh [what...]   what: build tests sanitize bench spmm spgemm solve (default: all)
+#   bench/gpu_run.sh [what...]   what: build tests sanitize bench spmm spgemm solve eigs
+#                                (default: all)
 # Matrices are read from $COALESCE_MATRICES (default .devdata/matrices, a git-ignored copy
 # of ../shared/matrices that travels with the working tree). Logs go to $OUT.
 set -uo pipefail
@@ -9,7 +10,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/coal-out}
 mkdir -p "$OUT"
 export COALESCE_MATRICES=${COALESCE_MATRICES:-$PWD/.devdata/matrices}
-what=${*:-build tests sanitize bench spmm spgemm solve}
+what=${*:-build tests sanitize bench spmm spgemm solve eigs}
 B=build-gpu
 rc=0
 if [[ $what == *build* ]]; then
@@ -29,7 +30,7 @@ if [[ $what == *sanitize* ]]; then
   cs="compute-sanitizer --report-api-errors no --error-exitcode 3"
   for t in $B/tests/test_spmv_cuda $B/tests/test_spmm_cuda $B/tests/test_fastload_build_cuda \
     $B/tests/test_core $B/tests/test_blas_cuda $B/tests/test_solvers_cuda $B/tests/test_spgemm_cuda \
-    $B/tests/test_device_only_cuda; do
+    $B/tests/test_device_only_cuda $B/tests/test_eigs_cuda; do
     n=$(basename $t)
     COALESCE_TEST_QUICK=1 $cs --tool memcheck --leak-check full $t >/tmp/cs.log 2>&1 || rc=1
     echo "memcheck $n: $(tail -1 /tmp/cs.log)" | tee -a "$OUT/sanitize.log"
@@ -45,7 +46,7 @@ if [[ $what == *sanitize* ]]; then
   COALESCE_TEST_QUICK=1 $cs --tool racecheck $B/tests/test_spmm_cuda >/tmp/cs.log 2>&1 || rc=1
   echo "racecheck test_spmm_cuda (quick): $(tail -1 /tmp/cs.log)" | tee -a "$OUT/sanitize.log"
 fi
-if [[ $what == *bench* ]]; then
+if [[ " $what " == *" bench "* ]]; then
   # shellcheck disable=SC2086 # BENCH_EXTRA: further matrix specs, split on spaces
   $B/coalesce bench spmv --large ${BENCH_EXTRA:-} --matrices "$COALESCE_MATRICES" --csv "$OUT/spmv.csv" \
     --json "$OUT/spmv.json" >"$OUT/bench_spmv.txt" 2>&1 || rc=1
@@ -67,5 +68,20 @@ if [[ $what == *solve* ]]; then
   $B/coalesce bench solve --large ${SOLVE_EXTRA:-} --nrhs ${SOLVE_K:-32} --csv "$OUT/solve.csv" \
     >"$OUT/bench_solve.txt" 2>&1 || rc=1
   cat "$OUT/bench_solve.txt"
+fi
+if [[ $what == *eigs* ]]; then
+  # the target (lap3d:100, 16 smallest, 1e-6, Jacobi), block sizes around the default, and a
+  # generalized problem
+  for bs in ${EIGS_BLOCKS:-0 24 32}; do
+    $B/coalesce bench eigs lap3d:100 --nev 16 --block "$bs" --reps ${EIGS_REPS:-3} \
+      --csv "$OUT/eigs_b$bs.csv" >"$OUT/bench_eigs_b$bs.txt" 2>&1 || rc=1
+    cat "$OUT/bench_eigs_b$bs.txt"
+  done
+  $B/coalesce bench eigs lap3d:64 lap2d:1000 --nev 16 --reps 3 --csv "$OUT/eigs_more.csv" \
+    >"$OUT/bench_eigs_more.txt" 2>&1 || rc=1
+  cat "$OUT/bench_eigs_more.txt"
+  $B/coalesce eigs "$COALESCE_MATRICES/bcsstk26.mtx.gz" --mass "$COALESCE_MATRICES/bcsstm26.mtx.gz" \
+    --nev 4 --tol 1e-8 --pc jacobi --maxit 20000 >"$OUT/eigs_bcsstk26.txt" 2>&1
+  cat "$OUT/eigs_bcsstk26.txt"
 fi
 exit $rc

@@ -54,6 +54,14 @@ typedef struct coal_blas_ops {
   coal_status (*copy_cols)(coal_ctx ctx, int64_t n, int64_t q, const double *X, coal_layout lx,
                            int64_t ldx, const int32_t *xcols, double *Y, coal_layout ly,
                            int64_t ldy, const int32_t *ycols);
+  /* LOBPCG residuals, one pass: for a < q with j = cols[a] (host array),
+   *   r = AX[:, j] - lam[a] * MX[:, j],  W[:, a] = d .* r (d == NULL: r; W == NULL: not
+   *   written),  nrm2[a] = sum_i r_i^2 (host; returns when they are there).
+   * AX and MX are n x (any) with the same leading dimension ldx (MX may be AX's twin block or
+   * any other), W n x q with ldw; W does not overlap AX or MX. */
+  coal_status (*eig_resid)(coal_ctx ctx, int64_t n, int64_t q, const double *AX, const double *MX,
+                           int64_t ldx, const int32_t *cols, const double *lam, const double *d,
+                           double *W, int64_t ldw, double *nrm2);
   /* sc[slot] = x.y (n-vectors, contiguous). No host synchronisation. */
   coal_status (*cg_dot)(coal_ctx ctx, int64_t n, const double *x, const double *y, double *sc,
                         int slot);

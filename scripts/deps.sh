@@ -3,7 +3,7 @@
 # The CUDA toolkit is optional: when nvcc is found (PATH or /usr/local/cuda) the CUDA backend
 # is built too; without it the host backend alone is built.
 set -euo pipefail
-pkgs=(meson ninja-build gcc pkg-config zlib1g-dev clang libclang-rt-dev)
+pkgs=(meson ninja-build gcc pkg-config zlib1g-dev liblapack-dev clang libclang-rt-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

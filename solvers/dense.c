@@ -47,11 +47,18 @@ void coal_dense_symmetrize(int m, double *G, int ldg) {
  * kept columns; then W D^-1/2 Pi_r L_r^-T is orthonormal. */
 int coal_dense_orth_factor(int m, const double *G, int ldg, double drop_tol, double *T, int ldt,
                            int *rank, double *work, int *piv) {
+  double mp;
+  return coal_dense_orth_factor_pivot(m, G, ldg, drop_tol, T, ldt, rank, work, piv, &mp);
+}
+
+int coal_dense_orth_factor_pivot(int m, const double *G, int ldg, double drop_tol, double *T,
+                                 int ldt, int *rank, double *work, int *piv, double *min_pivot) {
   double *S = work;         /* m x m scaled Gram */
   double *L = work + m * m; /* m x m pivoted factor, row a = pivot position a */
   double *sc = L + m * m;   /* m column scales 1/||w_j|| (0 for zero columns) */
   double *d = sc + m;       /* m residual diagonal */
   *rank = 0;
+  *min_pivot = 0.0;
   for (int j = 0; j < m; j++) {
     double g = G[j * ldg + j];
     if (!isfinite(g)) return -1;
@@ -81,6 +88,7 @@ int coal_dense_orth_factor(int m, const double *G, int ldg, double drop_tol, dou
       double v = L[r * m + l];
       L[r * m + l] = L[best * m + l], L[best * m + l] = v;
     }
+    *min_pivot = r == 0 ? d[piv[r]] : fmin(*min_pivot, d[piv[r]]);
     double lrr = sqrt(d[piv[r]]);
     L[r * m + r] = lrr;
     for (int a = r + 1; a < m; a++) {

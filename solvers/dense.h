@@ -20,6 +20,10 @@ void coal_dense_chol_solve(int m, const double *L, int ldl, int q, double *B, in
  * rank. work: 2*m*m + 2*m doubles, piv: m ints. Returns 0, or -1 on a non-finite Gram. */
 int coal_dense_orth_factor(int m, const double *G, int ldg, double drop_tol, double *T, int ldt,
                            int *rank, double *work, int *piv);
+/* The same, also returning the smallest pivot taken (the squared sine of the last kept column
+ * to the span of those before it, 1 for orthonormal columns; 0 when rank is 0). */
+int coal_dense_orth_factor_pivot(int m, const double *G, int ldg, double drop_tol, double *T,
+                                 int ldt, int *rank, double *work, int *piv, double *min_pivot);
 /* (G + G^T)/2 in place: Gram matrices of A-products are symmetric only up to rounding. */
 void coal_dense_symmetrize(int m, double *G, int ldg);
 

@@ -108,8 +108,9 @@ coal_status coal_solver_set_check_every(coal_solver S, int every) {
 }
 
 /* Values equal to 1e-12 relative: files that store both triangles may round them apart. */
-static coal_status check_symmetric(coal_solver S) {
-  coal_mat A = S->A, T = NULL;
+coal_status coal_check_symmetric(coal_mat A, const char *name) {
+  coal_mat T = NULL;
+  coal_ctx ctx = A->ctx;
   if (A->symmetric) return COAL_SUCCESS; /* known from its origin: skip the O(nnz) check */
   COAL_CALL(coal_mat_host(A));
   COAL_CALL(coal_mat_transpose(A, &T));
@@ -117,17 +118,16 @@ static coal_status check_symmetric(coal_solver S) {
   const double *a = (const double *)A->values, *t = (const double *)T->values;
   for (int32_t i = 0; i < A->nrows && !st; i++) {
     if (A->rowptr[i + 1] != T->rowptr[i + 1]) {
-      st = COAL_ERROR(S->ctx, COAL_ERR_NOT_SPD,
-                      "A is not symmetric: row %d and column %d differ in their nonzero pattern",
-                      i + 1, i + 1);
+      st = COAL_ERROR(ctx, COAL_ERR_NOT_SPD,
+                      "%s is not symmetric: row %d and column %d differ in their nonzero pattern",
+                      name, i + 1, i + 1);
       break;
     }
     for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
       double x = a[p], y = t[p];
       if (A->colind[p] != T->colind[p] || !(fabs(x - y) <= 1e-12 * fmax(fabs(x), fabs(y)))) {
-        st =
-            COAL_ERROR(S->ctx, COAL_ERR_NOT_SPD, "A is not symmetric: a(%d,%d) and a(%d,%d) differ",
-                       i + 1, A->colind[p] + 1, A->colind[p] + 1, i + 1);
+        st = COAL_ERROR(ctx, COAL_ERR_NOT_SPD, "%s is not symmetric: (%d,%d) and (%d,%d) differ",
+                        name, i + 1, A->colind[p] + 1, A->colind[p] + 1, i + 1);
         break;
       }
     }
@@ -136,11 +136,13 @@ static coal_status check_symmetric(coal_solver S) {
   return st;
 }
 
-static coal_status setup_jacobi(coal_solver S) {
-  coal_mat A = S->A;
+coal_status coal_jacobi_setup(coal_mat A, double **dinv) {
+  coal_ctx ctx = A->ctx;
+  int64_t n = A->nrows;
   double *d;
+  *dinv = NULL;
   COAL_CALL(coal_mat_host(A)); /* the diagonal is read on the host */
-  COAL_CALL(coal_malloc(S->ctx, sizeof(double) * (size_t)(S->n + 1), (void **)&d));
+  COAL_CALL(coal_malloc(ctx, sizeof(double) * (size_t)(n + 1), (void **)&d));
   const double *v = (const double *)A->values;
   coal_status st = COAL_SUCCESS;
   for (int32_t i = 0; i < A->nrows; i++) {
@@ -148,15 +150,19 @@ static coal_status setup_jacobi(coal_solver S) {
     for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
       if (A->colind[p] == i) di = v[p];
     if (!(di > 0.0) || !isfinite(di)) {
-      st = COAL_ERROR(S->ctx, COAL_ERR_NOT_SPD,
+      st = COAL_ERROR(ctx, COAL_ERR_NOT_SPD,
                       "Jacobi: diagonal entry %d is %g; an SPD matrix has a positive diagonal",
                       i + 1, di);
       break;
     }
     d[i] = 1.0 / di;
   }
-  if (!st) st = coal_solver_alloc(S, (size_t)S->n, &S->dinv);
-  if (!st) st = coal_ops(S->ctx)->upload(S->ctx, S->dinv, d, sizeof(double) * (size_t)S->n);
+  if (!st) st = coal_ops(ctx)->alloc(ctx, sizeof(double) * (size_t)n, (void **)dinv);
+  if (!st) st = coal_ops(ctx)->upload(ctx, *dinv, d, sizeof(double) * (size_t)n);
+  if (st && *dinv) {
+    coal_ops(ctx)->release(ctx, *dinv);
+    *dinv = NULL;
+  }
   coal_free(d);
   return st;
 }
@@ -168,10 +174,10 @@ coal_status coal_solver_setup(coal_solver S) {
              A->nrows, A->ncols);
   COAL_CHECK(S->ctx, A->dtype == COAL_F64, COAL_ERR_UNSUPPORTED,
              "the solvers run in fp64; convert A with coal_mat_convert");
-  COAL_CALL(check_symmetric(S));
+  COAL_CALL(coal_check_symmetric(A, "A"));
   coal_solver_release(S, S->dinv);
   S->dinv = NULL;
-  if (S->pc == COAL_PC_JACOBI) COAL_CALL(setup_jacobi(S));
+  if (S->pc == COAL_PC_JACOBI) COAL_CALL(coal_jacobi_setup(A, &S->dinv));
   COAL_CALL(coal_ops(S->ctx)->mat_prepare(A));
   S->setup_done = 1;
   return COAL_SUCCESS;

@@ -58,6 +58,13 @@ coal_status coal_solver_views(coal_solver S, const double *X, double *Y, int64_t
                               coal_bvec *Yv);
 /* Calls the monitor (if any) with S->mon_norms; returns 1 when it asks to stop. */
 int coal_solver_monitor(coal_solver S, int iteration);
+/* Checks that A is symmetric (pattern, and values equal to 1e-12 relative; skipped when A is
+ * known symmetric from its origin): COAL_ERR_NOT_SPD naming `name` and the first entry that
+ * differs. */
+coal_status coal_check_symmetric(coal_mat A, const char *name);
+/* Jacobi: *dinv = 1 ./ diag(A) in A's backend memory (n doubles, release with the backend's
+ * release); COAL_ERR_NOT_SPD when a diagonal entry is not positive. */
+coal_status coal_jacobi_setup(coal_mat A, double **dinv);
 /* Backend allocation of `count` doubles. */
 coal_status coal_solver_alloc(coal_solver S, size_t count, double **p);
 void coal_solver_release(coal_solver S, double *p);

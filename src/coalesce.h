@@ -325,19 +325,97 @@ coal_status coal_spgemm_destroy(coal_spgemm *prod);
 
 /* What a product object measured (PtAP: both products together). */
 typedef struct {
-  int64_t nnz_c;            /* nonzeros of C */
-  int64_t products;         /* intermediate products a_ik * b_kj (flops = 2 * products) */
+  int64_t nnz_c;    /* nonzeros of C */
+  int64_t products; /* intermediate products a_ik * b_kj (flops = 2 * products) */
   int64_t ntiles_a, ntiles_b, ntiles_c; /* non-empty 16 x 16 tiles of A, B; listed tiles of C */
-  int64_t empty_tiles_c;    /* tiles of C's layout with no nonzero */
-  int64_t tile_pairs;       /* (A_IK, B_KJ) tile pairs multiplied */
-  int64_t dense_tiles_c;    /* tiles of C using the dense accumulator */
-  size_t temp_bytes;        /* memory the object holds besides A, B and C, in the backend's
-                               space (tile formats, C's tile structure, scan workspace; PtAP:
-                               also P^T and A*P) */
-  size_t c_bytes;           /* C's CSR (row offsets, columns, values) */
-  double symbolic_seconds;  /* wall time of create (symbolic + first numeric) */
+  int64_t empty_tiles_c;                /* tiles of C's layout with no nonzero */
+  int64_t tile_pairs;                   /* (A_IK, B_KJ) tile pairs multiplied */
+  int64_t dense_tiles_c;                /* tiles of C using the dense accumulator */
+  size_t temp_bytes;       /* memory the object holds besides A, B and C, in the backend's
+                              space (tile formats, C's tile structure, scan workspace; PtAP:
+                              also P^T and A*P) */
+  size_t c_bytes;          /* C's CSR (row offsets, columns, values) */
+  double symbolic_seconds; /* wall time of create (symbolic + first numeric) */
 } coal_spgemm_stats;
 coal_status coal_spgemm_get_stats(coal_spgemm prod, coal_spgemm_stats *st);
+
+/* ---- eigenpairs: LOBPCG ---------------------------------------------------------------- *
+ * The nev smallest (or largest) eigenpairs of A x = lambda x, or of A x = lambda M x with M
+ * symmetric positive definite, by LOBPCG (Knyazev 2001) with a block of bs >= nev columns.
+ * A (and M) must be square, fp64, symmetric (1e-12 relative, else COAL_ERR_NOT_SPD; A itself
+ * may be indefinite) and of one context; every block product runs on that backend.
+ * Eigenvectors are M-orthonormal (x_i^T M x_j = delta_ij). Pair j has converged when
+ *   ||A x_j - lambda_j M x_j||_2 <= max(tol |lambda_j|, 10 u sigma_j) ||x_j||_2
+ * with u the unit roundoff and sigma_j = ||A||_inf + |lambda_j| ||M||_inf: relative to the
+ * eigenvalue, except that a residual at the rounding level of the operator counts as converged
+ * (a zero eigenvalue converges). The reported residual is ||r_j|| / (max(|lambda_j|,
+ * 10 u sigma_j / tol) ||x_j||), so converged <=> resnorm <= tol. Converged columns are
+ * soft-locked: they stay in the Rayleigh-Ritz basis but get no new search directions, and are
+ * unlocked again if their residual rises above tol. Failing to converge within maxit is not an
+ * error: the solve returns COAL_SUCCESS and each pair says whether it converged; the reported
+ * residuals are the true ones, recomputed at the end. */
+typedef enum { COAL_EIG_SMALLEST = 0, COAL_EIG_LARGEST = 1 } coal_eig_which;
+typedef struct coal_eigen_s *coal_eigen;
+
+typedef struct {
+  double value;   /* eigenvalue (Ritz value of the final basis) */
+  double resnorm; /* ||A x - lambda M x|| / (max(|lambda|, floor) ||x||) as defined above:
+                     the true residual, recomputed at the end */
+  int converged;  /* resnorm <= tol */
+  int iterations; /* the iteration at which it was last found converged, else the total */
+} coal_eig_info;
+
+typedef struct {
+  int iterations;    /* LOBPCG iterations (Rayleigh-Ritz steps after the first) */
+  int restarts;      /* basis degenerated: P (and if need be W) dropped */
+  int dropped;       /* search directions dropped as linearly dependent */
+  int64_t spmm_a;    /* columns multiplied by A (sum over the block products) */
+  int64_t spmm_m;    /* columns multiplied by M */
+  double seconds;    /* wall time of the last solve (synchronised) */
+  double rr_seconds; /* of which: the small dense eigenproblems on the host */
+} coal_eigen_stats;
+
+const char *coal_eig_which_name(coal_eig_which w);
+/* Parses "smallest" / "largest". */
+coal_status coal_eig_which_parse(const char *name, coal_eig_which *w);
+
+/* M may be NULL (standard problem). A and M must outlive the object. */
+coal_status coal_eigen_create(coal_mat A, coal_mat M, coal_eigen *E);
+coal_status coal_eigen_destroy(coal_eigen *E);
+/* nev >= 1; blocksize 0 picks nev + max(4, nev/4) (at most n); else nev <= blocksize <= n.
+ * Default nev 1. */
+coal_status coal_eigen_set_nev(coal_eigen E, int nev, int blocksize);
+coal_status coal_eigen_set_which(coal_eigen E, coal_eig_which w); /* default smallest */
+/* tol > 0, maxit >= 0. Defaults 1e-6, 1000. */
+coal_status coal_eigen_set_tolerances(coal_eigen E, double tol, int maxit);
+/* Preconditioner T ~ A^-1 applied to the residuals: none (default), Jacobi (diag(A)^-1, needs a
+ * positive diagonal) or a user function (as for the linear solvers; R and Z are n x m
+ * row-major blocks in the backend's memory). */
+coal_status coal_eigen_set_pc(coal_eigen E, coal_pc_type pc);
+coal_status coal_eigen_set_pc_user(coal_eigen E, coal_pc_apply_fn apply, void *user);
+/* Starting block: X0 (n x k0, any layout, A's context) gives the first min(k0, bs) columns
+ * (copied at solve); the rest, and any column found linearly dependent, are random from the
+ * seed (default seed 1). X0 must outlive the next solve; NULL: all random. */
+coal_status coal_eigen_set_initial(coal_eigen E, coal_bvec X0);
+coal_status coal_eigen_set_seed(coal_eigen E, uint64_t seed);
+/* Records the residual estimates of the nev wanted pairs at every iteration. */
+coal_status coal_eigen_set_history(coal_eigen E, int on);
+/* Runs LOBPCG. Errors: COAL_ERR_ARG / COAL_ERR_UNSUPPORTED (bad sizes, dtype, contexts),
+ * COAL_ERR_NOT_SPD (A or M not symmetric, M not positive definite, Jacobi on a non-positive
+ * diagonal), memory and device errors. */
+coal_status coal_eigen_solve(coal_eigen E);
+/* Pair j (0 <= j < nev) of the last solve, in the order of `which` (ascending for smallest,
+ * descending for largest). */
+coal_status coal_eigen_get_info(coal_eigen E, int j, coal_eig_info *info);
+/* Copies the first k eigenvectors (k = V's columns, k <= nev) into V (n x k, any layout). */
+coal_status coal_eigen_get_vectors(coal_eigen E, coal_bvec V);
+coal_status coal_eigen_get_stats(coal_eigen E, coal_eigen_stats *st);
+/* Residual history: *nit rows of nev estimates (row it: pairs 0..nev-1 after iteration it; a
+ * locked pair keeps its last value); NULL unless set_history was on. Valid until the next
+ * solve or destroy. */
+coal_status coal_eigen_get_history(coal_eigen E, int *nit, int *nev, const double **res);
+/* Number of the nev wanted pairs that converged in the last solve. */
+int coal_eigen_nconverged(coal_eigen E);
 
 #ifdef __cplusplus
 }

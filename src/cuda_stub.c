@@ -85,6 +85,14 @@ static coal_status nc_copy_cols(coal_ctx ctx, int64_t n, int64_t q, const double
   (void)n, (void)q, (void)X, (void)lx, (void)ldx, (void)xc, (void)Y, (void)ly, (void)ldy, (void)yc;
   return NC(ctx);
 }
+static coal_status nc_eig_resid(coal_ctx ctx, int64_t n, int64_t q, const double *AX,
+                                const double *MX, int64_t ldx, const int32_t *cols,
+                                const double *lam, const double *d, double *W, int64_t ldw,
+                                double *nrm2) {
+  (void)n, (void)q, (void)AX, (void)MX, (void)ldx, (void)cols, (void)lam, (void)d, (void)W,
+      (void)ldw, (void)nrm2;
+  return NC(ctx);
+}
 static coal_status nc_cg_dot(coal_ctx ctx, int64_t n, const double *x, const double *y, double *sc,
                              int slot) {
   (void)n, (void)x, (void)y, (void)sc, (void)slot;
@@ -106,6 +114,7 @@ const coal_blas_ops coal_blas_cuda = {
     .gemm = nc_gemm,
     .dscale = nc_dscale,
     .copy_cols = nc_copy_cols,
+    .eig_resid = nc_eig_resid,
     .cg_dot = nc_cg_dot,
     .cg_update_xr = nc_cg_xr,
     .cg_update_p = nc_cg_p,

@@ -5,13 +5,14 @@
  * beforehand: n in {0, 1, 7, 1000, 100003, 2^21+5} (the largest for some ops), widths in
  * {0, 1, 3, 8, 32, 33, 64, 128}, leading dimensions above the tight value (input padding holds
  * NaN, which must not be read; output padding holds a sentinel, which must be kept). gram and
- * gemm (a = 1 / -1, beta = 0 over NaN, 1, 0.5; C overwritten right after the call returns),
- * dscale (d NULL or not; Y separate, in place or NULL; nrm2 or not), copy_cols (every layout
- * pair, column maps NULL or random, unmapped columns kept), the CG steps over several
- * iterations with par alternating (dinv NULL or not, vectors 16-byte aligned or not; sc slots
- * and vectors compared after each step, both sides restarted from the host state at each
- * iteration). Sums are compared relative to their scale (1e-12); copies and scalings exactly.
- * At the end, the CG steps are timed at n = 2^21 (GB/s printed, not checked).
+ * gram also with Y = X (the dsyrk path; result exactly symmetric); gemm (a = 1 / -1, beta = 0 over
+ * NaN, 1, 0.5; C overwritten right after the call returns), dscale (d NULL or not; Y separate, in
+ * place or NULL; nrm2 or not), copy_cols (every layout pair, column maps NULL or random, unmapped
+ * columns kept), eig_resid (random column maps and shifts, d NULL or not, W or only the norms), the
+ * CG steps over several iterations with par alternating (dinv NULL or not, vectors 16-byte aligned
+ * or not; sc slots and vectors compared after each step, both sides restarted from the host state
+ * at each iteration). Sums are compared relative to their scale (1e-12); copies and scalings
+ * exactly. At the end, the CG steps are timed at n = 2^21 (GB/s printed, not checked).
  * COALESCE_TEST_QUICK=1 leaves out the largest sizes and the timing (for compute-sanitizer). */
 #include "backend.h"
 #include "blas.h"
@@ -105,12 +106,16 @@ static double col_norm_max(const double *a, int64_t n, int64_t k, int64_t ld) {
 }
 
 /* ---- gram ---------------------------------------------------------------------------------- */
+/* pady < 0: Y is X itself (q = p), the symmetric case (dsyrk) */
 static void t_gram(int64_t n, int64_t p, int64_t q, int64_t padx, int64_t pady) {
-  const int64_t ldx = ld_of(p, padx), ldy = ld_of(q, pady), ldg = q + 2;
+  const int same = pady < 0;
+  if (same) q = p;
+  const int64_t ldx = ld_of(p, padx), ldy = same ? ldx : ld_of(q, pady), ldg = q + 2;
   double *X = hmalloc(slen(RM, n, p, ldx)), *Y = hmalloc(slen(RM, n, q, ldy));
   fill(X, RM, n, p, ldx, 1, 0, NAN);
   fill(Y, RM, n, q, ldy, 1, 0, NAN);
-  double *Xd = dcopy(X, slen(RM, n, p, ldx)), *Yd = dcopy(Y, slen(RM, n, q, ldy));
+  if (same) memcpy(Y, X, sizeof(double) * slen(RM, n, p, ldx));
+  double *Xd = dcopy(X, slen(RM, n, p, ldx)), *Yd = same ? Xd : dcopy(Y, slen(RM, n, q, ldy));
   double *ref = hmalloc(slen(RM, p, q, ldg)), *got = hmalloc(slen(RM, p, q, ldg));
   fill(ref, RM, p, q, ldg, 0, NAN, SENT);
   fill(got, RM, p, q, ldg, 0, NAN, SENT);
@@ -119,10 +124,15 @@ static void t_gram(int64_t n, int64_t p, int64_t q, int64_t padx, int64_t pady) 
   int pad;
   const double scale = col_norm_max(X, n, p, ldx) * col_norm_max(Y, n, q, ldy);
   const double d = block_diff(got, ref, RM, p, q, ldg, scale, &pad);
-  CHECK(d <= TOL && pad, "gram n=%lld p=%lld q=%lld ldx=%lld ldy=%lld: diff %.3g, padding %s",
-        (long long)n, (long long)p, (long long)q, (long long)ldx, (long long)ldy, d,
-        pad ? "kept" : "WRITTEN");
-  free(X), free(Y), free(ref), free(got), dfree(Xd), dfree(Yd);
+  int symm = 1; /* X^T X comes back exactly symmetric */
+  for (int64_t a = 0; same && a < p; a++)
+    for (int64_t b = 0; b < a; b++) symm &= got[a * ldg + b] == got[b * ldg + a];
+  CHECK(d <= TOL && pad && symm,
+        "gram n=%lld p=%lld q=%lld ldx=%lld ldy=%lld%s: diff %.3g, padding %s, %s", (long long)n,
+        (long long)p, (long long)q, (long long)ldx, (long long)ldy, same ? " (Y = X)" : "", d,
+        pad ? "kept" : "WRITTEN", symm ? "symmetric" : "NOT SYMMETRIC");
+  free(X), free(Y), free(ref), free(got), dfree(Xd);
+  if (!same) dfree(Yd);
 }
 
 /* ---- gemm ---------------------------------------------------------------------------------- */
@@ -242,6 +252,47 @@ static void t_copy(int64_t n, int64_t q, coal_layout lx, coal_layout ly, int map
         (long long)n, (long long)q, lx == RM ? "row" : "col", ly == RM ? "row" : "col", maps, d,
         pad ? "kept" : "WRITTEN");
   free(X), free(Yr), free(Yg), free(xc), free(yc), dfree(Xd), dfree(Yd);
+}
+
+/* ---- eig_resid ----------------------------------------------------------------------------- */
+/* q residual columns picked (random map) from AX / MX of width kx; W separate or NULL. */
+static void t_eig_resid(int64_t n, int64_t kx, int64_t q, int use_d, int with_w) {
+  const int64_t ldx = ld_of(kx, 1 + kx % 2), ldw = ld_of(q, q % 3);
+  const size_t lx = slen(RM, n, kx, ldx), lw = slen(RM, n, q, ldw);
+  double *AX = hmalloc(lx), *MX = hmalloc(lx), *Wr = hmalloc(lw), *Wg = hmalloc(lw);
+  double *dv = hmalloc((size_t)n), *lam = hmalloc((size_t)q + 1);
+  double *nr = hmalloc((size_t)q + 1), *ng = hmalloc((size_t)q + 1);
+  fill(AX, RM, n, kx, ldx, 1, 0, NAN);
+  fill(MX, RM, n, kx, ldx, 1, 0, NAN);
+  fill(Wr, RM, n, q, ldw, 0, NAN, SENT);
+  int32_t *cols = rand_map(q, kx);
+  const uint64_t sd = seed_counter++;
+  for (int64_t i = 0; i < n; i++) dv[i] = 3.0 * coal_random_uniform(sd, (uint64_t)i);
+  for (int64_t a = 0; a <= q; a++) {
+    lam[a] = 2.0 * coal_random_uniform(sd + 1, (uint64_t)a);
+    nr[a] = ng[a] = a < q ? NAN : SENT;
+  }
+  double *AXd = dcopy(AX, lx), *MXd = dcopy(MX, lx), *Wd = with_w ? dcopy(Wr, lw) : NULL;
+  double *dd = use_d ? dcopy(dv, (size_t)n) : NULL;
+  CHECK_OK(H, HB->eig_resid(H, n, q, AX, MX, ldx, cols, lam, use_d ? dv : NULL, with_w ? Wr : NULL,
+                            ldw, nr));
+  CHECK_OK(D, DB->eig_resid(D, n, q, AXd, MXd, ldx, cols, lam, dd, Wd, ldw, ng));
+  int pad = 1;
+  double dw = 0;
+  if (with_w) {
+    down(Wg, Wd, sizeof(double) * lw);
+    dw = block_diff(Wg, Wr, RM, n, q, ldw, 1.0, &pad);
+  }
+  double dn = ng[q] == SENT ? 0 : INFINITY;
+  for (int64_t a = 0; a < q; a++) {
+    double e = fabs(ng[a] - nr[a]) / (nr[a] > 0 ? nr[a] : 1.0);
+    if (isnan(e) || e > dn) dn = isnan(e) ? INFINITY : e;
+  }
+  CHECK(dw == 0 && pad && dn <= TOL,
+        "eig_resid n=%lld kx=%lld q=%lld d=%d W=%d: W diff %.3g, padding %s, nrm2 diff %.3g",
+        (long long)n, (long long)kx, (long long)q, use_d, with_w, dw, pad ? "kept" : "WRITTEN", dn);
+  free(AX), free(MX), free(Wr), free(Wg), free(dv), free(lam), free(nr), free(ng), free(cols);
+  dfree(AXd), dfree(MXd), dfree(Wd), dfree(dd);
 }
 
 /* ---- CG steps ------------------------------------------------------------------------------ */
@@ -438,6 +489,10 @@ int main(void) {
     for (int i = 0; i < NW; i++)
       for (int j = 0; j < NW; j++)
         t_gram(small_n[a], widths[i], widths[j], (i + j) % 3, (i * j) % 4);
+  for (int i = 0; i < NW; i++) {
+    t_gram(1000, widths[i], widths[i], i % 3, -1);
+    if (widths[i] <= 64) t_gram(100003, widths[i], widths[i], (i + 1) % 2, -1);
+  }
   t_gram(100003, 1, 1, 0, 0);
   t_gram(100003, 8, 33, 1, 0);
   t_gram(100003, 64, 3, 0, 2);
@@ -487,6 +542,16 @@ int main(void) {
     }
   if (!quick)
     for (int l = 0; l < 4; l++) t_copy(BIG, 3, l & 1 ? RM : CM, l & 2 ? RM : CM, l, 1, 0);
+
+  /* eig_resid */
+  for (int a = 0; a < 5; a++)
+    for (int i = 0; i < NW; i++) {
+      if (a == 4 && widths[i] > 33) continue;
+      for (int use_d = 0; use_d < 2; use_d++)
+        for (int with_w = 0; with_w < 2; with_w++)
+          t_eig_resid(dn[a], widths[i] + 2, widths[i] / 2 + (i & 1), use_d, with_w);
+    }
+  if (!quick) t_eig_resid(BIG, 40, 20, 1, 1);
 
   /* CG steps */
   const int64_t cn[] = {0, 1, 7, 1000, 100003, BIG};

@@ -3,7 +3,8 @@
  * layout. n in {0, 1, 7, 100, 1000, 5003}, widths in {0, 1, 3, 8, 32, 33, 64, 128}, leading
  * dimensions above the tight value (input padding NaN: never read; output padding a sentinel:
  * kept), beta = 0 over NaN, a = -1, dscale with d NULL or not, in place, Y NULL, nrm2 or not,
- * copy_cols with every layout pair and random column maps (other columns kept), empty sizes
+ * copy_cols with every layout pair and random column maps (other columns kept), eig_resid
+ * (random column map and shifts, d NULL or not, W or only the norms), empty sizes
  * (n = 0: G = 0, nrm2 = 0, p = 0: Y = beta*Y, nothing written when q = 0). The CG steps: a
  * hand-computed case with exact (dyadic) numbers, both parities, dinv NULL or not; and several
  * iterations on random vectors against long-double formulas, par alternating. */
@@ -200,6 +201,41 @@ static void t_copy(int64_t n, int64_t q, coal_layout lx, coal_layout ly, int map
   free(X), free(Y), free(Y0), free(xc), free(yc);
 }
 
+/* ---- eig_resid ----------------------------------------------------------------------------- */
+/* q residual columns picked (random map) from AX / MX of width kx; W separate or NULL. */
+static void t_eig_resid(int64_t n, int64_t kx, int64_t q, int use_d, int with_w) {
+  const int64_t ldx = ld_of(kx, 1 + kx % 2), ldw = ld_of(q, q % 3);
+  double *AX = block(RM, n, kx, ldx, 1, 0, NAN), *MX = block(RM, n, kx, ldx, 1, 0, NAN);
+  double *W = with_w ? block(RM, n, q, ldw, 0, NAN, SENT) : NULL, *d = hmalloc((size_t)n);
+  double *lam = hmalloc((size_t)q + 1), *nr = hmalloc((size_t)q + 1);
+  int32_t *cols = rand_map(q, kx);
+  const uint64_t sd = seed_counter++;
+  for (int64_t i = 0; i < n; i++) d[i] = 3.0 * coal_random_uniform(sd, (uint64_t)i);
+  for (int64_t a = 0; a <= q; a++) {
+    lam[a] = 2.0 * coal_random_uniform(sd + 1, (uint64_t)a);
+    nr[a] = a < q ? NAN : SENT;
+  }
+  CHECK_OK(H, HB->eig_resid(H, n, q, AX, MX, ldx, cols, lam, use_d ? d : NULL, W, ldw, nr));
+  double worst = nr[q] == SENT ? 0 : INFINITY;
+  int ok = 1;
+  for (int64_t a = 0; a < q; a++) {
+    long double s = 0;
+    for (int64_t i = 0; i < n; i++) {
+      const long double r =
+          (long double)AX[i * ldx + cols[a]] - (long double)lam[a] * MX[i * ldx + cols[a]];
+      s += r * r;
+      const long double want = use_d ? d[i] * r : r;
+      if (W && !(fabsl(W[i * ldw + a] - want) <= 1e-15L * (1 + fabsl(want)))) ok = 0;
+    }
+    const double e = n == 0 ? (nr[a] == 0.0 ? 0 : INFINITY) : err(nr[a], s, s);
+    if (e > worst) worst = e;
+  }
+  if (W && !pad_kept(W, RM, n, q, ldw)) ok = 0;
+  CHECK(ok && worst <= TOL, "eig_resid n=%lld kx=%lld q=%lld d=%d W=%d: W %s, nrm2 error %.3g",
+        (long long)n, (long long)kx, (long long)q, use_d, with_w, ok ? "ok" : "WRONG", worst);
+  free(AX), free(MX), free(W), free(d), free(lam), free(nr), free(cols);
+}
+
 /* ---- CG steps ------------------------------------------------------------------------------ */
 /* Numbers chosen so that every operation is exact: p.q = 6.5, alpha = 13 / 6.5 = 2,
  * x + 2p = (2, 1, -2, 3), r - 2q = (-3, -4, 1.5, 0), r.z = 9/2 + 16*17/16 + 2.25*2 + 0 = 26,
@@ -325,6 +361,12 @@ int main(void) {
       for (int l = 0; l < 4; l++)
         for (int maps = 0; maps < 4; maps++)
           t_copy(dn[a], widths[i], l & 1 ? RM : CM, l & 2 ? RM : CM, maps);
+
+  for (int a = 0; a < 5; a++)
+    for (int i = 0; i < NW; i++)
+      for (int use_d = 0; use_d < 2; use_d++)
+        for (int with_w = 0; with_w < 2; with_w++)
+          t_eig_resid(dn[a], widths[i] + 2, widths[i] / 2 + (i & 1), use_d, with_w);
 
   for (int par = 0; par < 2; par++)
     for (int use_dinv = 0; use_dinv < 2; use_dinv++) t_cg_hand(par, use_dinv);

@@ -56,6 +56,8 @@ run help 0 "$BIN" help
 expect help "$tmp/out" 'bench spmv'
 expect help "$tmp/out" 'bench spmm'
 expect help "$tmp/out" 'lap3d:N'
+expect help "$tmp/out" '^  eigs SPEC'
+expect help "$tmp/out" '^  bench eigs'
 run --help 0 "$BIN" --help
 
 # ---- info --------------------------------------------------------------------------------
@@ -241,8 +243,7 @@ run bench-spmm-dup-k 2 "$BIN" bench spmm --backend host lap3d:4 --k=4,4
 run bench-spmm-bad-layout 2 "$BIN" bench spmm --backend host lap3d:4 --layout diag
 run bench-spmm-bad-option 2 "$BIN" bench spmm --backend host lap3d:4 --frob
 run bench-unknown 2 "$BIN" bench frob
-expect bench-unknown "$tmp/err" "unknown benchmark 'frob' \\(available: spmv, spmm, spgemm, solve\\)"
-run eigs 2 "$BIN" eigs lap3d:8
+expect bench-unknown "$tmp/err" "unknown benchmark 'frob' \\(available: spmv, spmm, spgemm, solve, eigs\\)"
 missing="$tmp/no-such-matrix.mtx.gz"
 run missing-file 1 "$BIN" info "$missing"
 expect missing-file "$tmp/err" "no-such-matrix\.mtx\.gz"
@@ -250,6 +251,74 @@ run bench-missing-file 1 "$BIN" bench spmv --backend host "$missing" --reps 1
 expect bench-missing-file "$tmp/err" "no-such-matrix\.mtx\.gz"
 run bench-spmm-missing-file 1 "$BIN" bench spmm --backend host "$missing" --reps 1 --k 1
 expect bench-spmm-missing-file "$tmp/err" "no-such-matrix\.mtx\.gz"
+
+# ---- eigs --------------------------------------------------------------------------------
+# pair lines: index, eigenvalue, relative residual, converged, exact value, relative error
+pairs_ok() { # pairs_ok NAME COUNT: COUNT converged pairs, each within 1e-8 of the closed form
+  if awk -v want="$2" '$1 ~ /^[0-9]+$/ && NF == 6 { n++; if ($4 != "yes" || !($6 < 1e-8)) b++ }
+    END { exit !(n == want && b == 0) }' "$tmp/out"; then
+    ok
+  else
+    bad "$1: not $2 converged pairs matching the closed form"
+  fi
+}
+run eigs 0 "$BIN" eigs lap2d:12 --nev 4 --pc jacobi --out "$tmp/v.mtx" --history "$tmp/eh.csv"
+expect eigs "$tmp/out" '^coalesce eigs: lap2d:12, 144 rows, 672 nonzeros'
+expect eigs "$tmp/out" 'LOBPCG, 4 smallest eigenpairs, block size 8, preconditioner jacobi'
+expect eigs "$tmp/out" '^  0 +0\.1162327302957'
+expect eigs "$tmp/out" '4 of 4 converged'
+pairs_ok eigs 4
+if [ "$(head -1 "$tmp/v.mtx")" = '%%MatrixMarket matrix array real general' ]; then ok; else bad "eigs: --out header"; fi
+expect eigs-out "$tmp/v.mtx" '^144 4$'
+expect eigs-history "$tmp/eh.csv" '^iteration,pair_0,pair_1,pair_2,pair_3$'
+expect eigs-history "$tmp/eh.csv" '^1,[0-9.e+-]+,[0-9.e+-]+,[0-9.e+-]+,[0-9.e+-]+$'
+run eigs-largest 0 "$BIN" eigs lap2d:12 --nev 3 --which largest --tol 1e-8
+expect eigs-largest "$tmp/out" 'LOBPCG, 3 largest eigenpairs'
+expect eigs-largest "$tmp/out" '^  0 +7\.883767269704'
+pairs_ok eigs-largest 3
+run eigs-lap3d 0 "$BIN" eigs lap3d:6 --nev 5 --block 8 --pc jacobi --tol 1e-8
+pairs_ok eigs-lap3d 5
+run eigs-maxit 1 "$BIN" eigs lap2d:12 --nev 4 --maxit 1
+expect eigs-maxit "$tmp/err" 'did not converge'
+run eigs-nonsym 1 "$BIN" eigs powerlaw:100:4 --nev 2
+expect eigs-nonsym "$tmp/err" 'not symmetric'
+run eigs-no-matrix 2 "$BIN" eigs
+run eigs-nev0 2 "$BIN" eigs lap2d:12 --nev 0
+run eigs-nev-n 2 "$BIN" eigs lap2d:3 --nev 10
+run eigs-block 2 "$BIN" eigs lap2d:12 --nev 4 --block 2
+run eigs-unknown 2 "$BIN" eigs lap2d:12 --frob
+run eigs-which 2 "$BIN" eigs lap2d:12 --which middle
+run eigs-tol 2 "$BIN" eigs lap2d:12 --tol 0
+run eigs-f32 2 "$BIN" eigs lap2d:12 --dtype f32
+run eigs-mass-size 1 "$BIN" eigs lap2d:12 --mass lap2d:11
+if [ -f "$MATDIR/lund_a.mtx.gz" ] && [ -f "$MATDIR/lund_b.mtx.gz" ]; then
+  run eigs-mass 0 "$BIN" eigs "$MATDIR/lund_a.mtx.gz" --mass "$MATDIR/lund_b.mtx.gz" --nev 4 --tol 1e-8 \
+    --pc jacobi
+  expect eigs-mass "$tmp/out" 'A x = lambda M x, M = lund_b'
+else
+  skip=$((skip + 1))
+fi
+run bench-eigs 0 "$BIN" bench eigs lap2d:16 --nev 4 --reps 1 --csv "$tmp/e.csv" --json "$tmp/e.json"
+expect bench-eigs "$tmp/out" '^coalesce bench eigs: LOBPCG, 4 smallest eigenpairs, .*preconditioner jacobi'
+expect bench-eigs "$tmp/out" '^  lap2d:16 +256 +1216 '
+expect bench-eigs "$tmp/out" '^target lap3d:100'
+if [ -f "$tmp/e.csv" ]; then
+  rows=$(($(wc -l <"$tmp/e.csv") - 1))
+  if [ "$rows" -eq 1 ]; then ok; else bad "bench-eigs: CSV has $rows rows, expected 1"; fi
+  expect bench-eigs-csv "$tmp/e.csv" '^matrix,backend,device,rows,nnz,nev,block,which,pc,tol,reps,solve_s_median,'
+  expect bench-eigs-csv "$tmp/e.csv" '^"lap2d:16",host,"host CPU",256,1216,4,8,smallest,jacobi,1e-06,1,[0-9.]+,[0-9.]+,[0-9]+,4,'
+else
+  bad "bench-eigs: $tmp/e.csv was not written"
+fi
+if command -v python3 >/dev/null 2>&1; then
+  if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["results"]; sys.exit(0 if len(r)==1 and r[0]["converged"]==4 and r[0]["max_eig_relerr"]<1e-8 else 1)' "$tmp/e.json"; then
+    ok
+  else
+    bad "bench-eigs: $tmp/e.json is not valid JSON or has the wrong results"
+  fi
+fi
+run bench-eigs-nonsym 1 "$BIN" bench eigs powerlaw:100:4 --nev 2 --reps 1
+run bench-eigs-bad-option 2 "$BIN" bench eigs lap2d:8 --frob
 
 if [ "$skip" -gt 0 ]; then
   echo "$pass passed, $fail failed, $skip skipped"

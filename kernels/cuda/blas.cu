@@ -4,7 +4,8 @@
  * cuBLAS mapping: a row-major n x p block with leading dimension ld is the column-major p x n
  * matrix X^T with the same ld. So G = X^T Y (row-major p x q) is, column-major, G^T = Y^T X,
  * i.e. dgemm(N, T, q, p, n) on (Y^T, X^T), written tight (ld q) to a device workspace and
- * downloaded through a pinned buffer into G (ldg). Y = a X C + beta Y is, column-major,
+ * downloaded through a pinned buffer into G (ldg); G = X^T X (same block) is one dsyrk whose
+ * triangle is mirrored on the host. Y = a X C + beta Y is, column-major,
  * Y^T = a C^T X^T + beta Y^T, i.e. dgemm(N, N, q, n, p) with C^T = C (row-major, uploaded tight
  * with ld q). cuBLAS does not read C when beta == 0 (BLAS rule), so NaN in Y does not survive.
  * Empty inner dimensions are handled here, not by cuBLAS: n == 0 gives G = 0 (no device work),
@@ -278,6 +279,36 @@ __global__ __launch_bounds__(kThreads) void dscale_kernel(int64_t n, int64_t k,
   }
 }
 
+/* LOBPCG residuals (kernels/blas.h eig_resid): CTAs as dscale_kernel over the q columns;
+ * cols / lam in device memory. The CTA's column sums of squares of r go to part. */
+__global__ __launch_bounds__(kThreads) void eig_resid_kernel(
+    int64_t n, int64_t q, const double *__restrict__ AX, const double *__restrict__ MX, int64_t ldx,
+    const int32_t *__restrict__ cols, const double *__restrict__ lam, const double *__restrict__ d,
+    double *__restrict__ W, int64_t ldw, double *__restrict__ part) {
+  const int tx = (int)threadIdx.x, ty = (int)threadIdx.y;
+  const int TX = (int)blockDim.x, TY = (int)blockDim.y;
+  const int64_t a = (int64_t)blockIdx.y * TX + tx;
+  double s = 0.0;
+  if (a < q) {
+    const int64_t j = cols[a];
+    const double l = lam[a];
+    for (int64_t i = (int64_t)blockIdx.x * TY + ty; i < n; i += (int64_t)gridDim.x * TY) {
+      /* no contraction into an FMA: r is then bit-identical to the host twin's */
+      const double r = __dsub_rn(AX[i * ldx + j], __dmul_rn(l, MX[i * ldx + j]));
+      s = fma(r, r, s);
+      if (W) W[i * ldw + a] = d ? __ldg(d + i) * r : r;
+    }
+  }
+  __shared__ double sh[kThreads];
+  sh[ty * TX + tx] = s;
+  __syncthreads();
+  if (ty == 0 && a < q) {
+    double t = 0.0;
+    for (int m = 0; m < TY; m++) t += sh[m * TX + tx];
+    part[(int64_t)blockIdx.x * q + a] = t;
+  }
+}
+
 /* out[j] = sum of part[b*k + j] over b < nb, in order. */
 __global__ __launch_bounds__(kThreads) void colsum_kernel(const double *__restrict__ part, int nb,
                                                           int64_t k, double *__restrict__ out) {
@@ -382,17 +413,28 @@ coal_status cu_gram(coal_ctx ctx, int64_t n, int64_t p, int64_t q, const double 
   COAL_CALL(ws_small(ctx, bytes, &gd));
   COAL_CALL(ws_pinned(ctx, bytes, &gh));
   const double one = 1.0, zero = 0.0;
+  /* X^T X: a symmetric rank-k update reads the block once and does half the work; its upper
+   * triangle (column-major) is mirrored on the host */
+  const bool sym = X == Y && p == q && ldx == ldy;
   for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
     const int64_t nb = n - i0 < kChunk ? n - i0 : kChunk;
-    /* column-major: G^T (q x p, ld q) = Y^T (q x nb, ld ldy) * (X^T (p x nb, ld ldx))^T */
-    COAL_CUBLAS_CALL(ctx, cublasDgemm(ctx->cuda->blas, CUBLAS_OP_N, CUBLAS_OP_T, (int)q, (int)p,
-                                      (int)nb, &one, Y + i0 * ldy, (int)ldy, X + i0 * ldx, (int)ldx,
-                                      i0 ? &one : &zero, (double *)gd, (int)q));
+    if (sym) {
+      COAL_CUBLAS_CALL(ctx, cublasDsyrk(ctx->cuda->blas, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
+                                        (int)p, (int)nb, &one, X + i0 * ldx, (int)ldx,
+                                        i0 ? &one : &zero, (double *)gd, (int)q));
+    } else {
+      /* column-major: G^T (q x p, ld q) = Y^T (q x nb, ld ldy) * (X^T (p x nb, ld ldx))^T */
+      COAL_CUBLAS_CALL(ctx, cublasDgemm(ctx->cuda->blas, CUBLAS_OP_N, CUBLAS_OP_T, (int)q, (int)p,
+                                        (int)nb, &one, Y + i0 * ldy, (int)ldy, X + i0 * ldx,
+                                        (int)ldx, i0 ? &one : &zero, (double *)gd, (int)q));
+    }
   }
   COAL_CUDA_CALL(ctx, cudaMemcpyAsync(gh, gd, bytes, cudaMemcpyDeviceToHost, coal_stream(ctx)));
   COAL_CUDA_CALL(ctx, cudaStreamSynchronize(coal_stream(ctx)));
   const double *g = (const double *)gh;
-  for (int64_t a = 0; a < p; a++) memcpy(G + a * ldg, g + a * q, sizeof(double) * (size_t)q);
+  /* dsyrk: entry (i, j) with i <= j of X^T X at g[i + j*q] (column-major upper triangle) */
+  for (int64_t a = 0; a < p; a++)
+    for (int64_t b = 0; b < q; b++) G[a * ldg + b] = !sym || b <= a ? g[a * q + b] : g[b * q + a];
   return COAL_SUCCESS;
 }
 
@@ -462,6 +504,45 @@ coal_status cu_dscale(coal_ctx ctx, int64_t n, int64_t k, const double *d, const
   COAL_CUDA_CALL(ctx, cudaMemcpyAsync(outh, out, bytes, cudaMemcpyDeviceToHost, s));
   COAL_CUDA_CALL(ctx, cudaStreamSynchronize(s));
   memcpy(nrm2, outh, bytes);
+  return COAL_SUCCESS;
+}
+
+coal_status cu_eig_resid(coal_ctx ctx, int64_t n, int64_t q, const double *AX, const double *MX,
+                         int64_t ldx, const int32_t *cols, const double *lam, const double *d,
+                         double *W, int64_t ldw, double *nrm2) {
+  if (q == 0) return COAL_SUCCESS;
+  if (n == 0) {
+    for (int64_t a = 0; a < q; a++) nrm2[a] = 0.0;
+    return COAL_SUCCESS;
+  }
+  const int tx = block_tx(q), ty = kThreads / tx;
+  const int64_t gy = (q + tx - 1) / tx;
+  COAL_CHECK(ctx, gy <= kMaxGridY, COAL_ERR_ARG, "eig_resid: too many columns (%lld)",
+             (long long)q);
+  const unsigned gx = rows_grid(ctx, n, ty, gy, kMaxPart);
+  cudaStream_t s = coal_stream(ctx);
+  /* device staging: [cols (q int32, padded to 256 B) | lam (q) | out (q)] */
+  const size_t cb = (sizeof(int32_t) * (size_t)q + 255) / 256 * 256,
+               db = sizeof(double) * (size_t)q;
+  void *ws = NULL, *outh = NULL;
+  double *part = NULL;
+  COAL_CALL(ws_small(ctx, cb + 2 * db, &ws));
+  COAL_CALL(ws_part(ctx, (size_t)gx * (size_t)q, &part));
+  COAL_CALL(ws_pinned(ctx, db, &outh));
+  int32_t *cd = (int32_t *)ws;
+  double *ld = (double *)((char *)ws + cb), *out = ld + q;
+  /* pageable sources: staged before return */
+  COAL_CUDA_CALL(ctx,
+                 cudaMemcpyAsync(cd, cols, sizeof(int32_t) * (size_t)q, cudaMemcpyHostToDevice, s));
+  COAL_CUDA_CALL(ctx, cudaMemcpyAsync(ld, lam, db, cudaMemcpyHostToDevice, s));
+  dim3 grid(gx, (unsigned)gy), block((unsigned)tx, (unsigned)ty);
+  eig_resid_kernel<<<grid, block, 0, s>>>(n, q, AX, MX, ldx, cd, ld, d, W, ldw, part);
+  COAL_CUDA_LAUNCH_CHECK(ctx);
+  colsum_kernel<<<coal_cuda_grid(q, kThreads), kThreads, 0, s>>>(part, (int)gx, q, out);
+  COAL_CUDA_LAUNCH_CHECK(ctx);
+  COAL_CUDA_CALL(ctx, cudaMemcpyAsync(outh, out, db, cudaMemcpyDeviceToHost, s));
+  COAL_CUDA_CALL(ctx, cudaStreamSynchronize(s));
+  memcpy(nrm2, outh, db);
   return COAL_SUCCESS;
 }
 
@@ -579,5 +660,6 @@ coal_status cu_cg_update_p(coal_ctx ctx, int64_t n, const double *sc, int par, d
 
 /* Positional (C++17 has no designated initialisers): order of coal_blas_ops. */
 const coal_blas_ops coal_blas_cuda = {
-    cu_gram, cu_gemm, cu_dscale, cu_copy_cols, cu_cg_dot, cu_cg_update_xr, cu_cg_update_p,
+    cu_gram,      cu_gemm,   cu_dscale,       cu_copy_cols,
+    cu_eig_resid, cu_cg_dot, cu_cg_update_xr, cu_cg_update_p,
 };

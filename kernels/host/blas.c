@@ -78,6 +78,24 @@ static coal_status host_copy_cols(coal_ctx ctx, int64_t n, int64_t q, const doub
   return COAL_SUCCESS;
 }
 
+static coal_status host_eig_resid(coal_ctx ctx, int64_t n, int64_t q, const double *AX,
+                                  const double *MX, int64_t ldx, const int32_t *cols,
+                                  const double *lam, const double *d, double *W, int64_t ldw,
+                                  double *nrm2) {
+  (void)ctx;
+  for (int64_t a = 0; a < q; a++) nrm2[a] = 0.0;
+  for (int64_t i = 0; i < n; i++) {
+    const double *ax = AX + i * ldx, *mx = MX + i * ldx;
+    const double di = d ? d[i] : 1.0;
+    for (int64_t a = 0; a < q; a++) {
+      const double r = ax[cols[a]] - lam[a] * mx[cols[a]];
+      nrm2[a] += r * r;
+      if (W) W[i * ldw + a] = di * r;
+    }
+  }
+  return COAL_SUCCESS;
+}
+
 static coal_status host_cg_dot(coal_ctx ctx, int64_t n, const double *x, const double *y,
                                double *sc, int slot) {
   (void)ctx;
@@ -118,6 +136,7 @@ const coal_blas_ops coal_blas_host = {
     .gemm = host_gemm,
     .dscale = host_dscale,
     .copy_cols = host_copy_cols,
+    .eig_resid = host_eig_resid,
     .cg_dot = host_cg_dot,
     .cg_update_xr = host_cg_update_xr,
     .cg_update_p = host_cg_update_p,

@@ -184,8 +184,50 @@ int cli_solve_compare(coal_mat A, int64_t k, const cli_solve_opts *o, int run_se
                       cli_solve_compare_result *r);
 void cli_solve_compare_free(cli_solve_compare_result *r);
 
+/* ---- eigenpairs (eigs, bench eigs; src/cli/cli_eigs.c) ---------------------------------- */
+typedef struct {
+  int nev, block, maxit; /* block 0: the library's choice */
+  double tol;
+  coal_eig_which which;
+  coal_pc_type pc;
+  uint64_t seed;
+} cli_eig_opts;
+void cli_eig_opts_default(cli_eig_opts *o);
+/* Tries --nev, --block, --tol, --maxit, --which, --pc, --seed at argv[*i]: 1 consumed, 0 not
+ * one of them, -1 usage error (message printed). */
+int cli_eig_opt(int argc, char **argv, int *i, cli_eig_opts *o);
+/* Checks the options against each other and against the matrix size n (n < 0: not yet known):
+ * CLI_OK or CLI_USAGE (message printed). */
+int cli_eig_check(const cli_eig_opts *o, int64_t n);
+/* The block size LOBPCG runs with on an n-row matrix (the library's rule when o->block is 0). */
+int cli_eig_blocksize(const cli_eig_opts *o, int64_t n);
+/* Creates the eigensolver for A (M: NULL or the mass matrix) configured by o; CLI_OK, or
+ * CLI_FAIL with the message printed. */
+int cli_eig_create(coal_mat A, coal_mat M, const cli_eig_opts *o, int history, coal_eigen *E);
+typedef struct {
+  int nev, nconverged;
+  double seconds; /* wall time of coal_eigen_solve, synchronised */
+  double max_res; /* largest relative residual of the nev pairs */
+  coal_eigen_stats stats;
+  coal_eig_info *info; /* [nev] */
+} cli_eig_result;
+/* One timed solve; fills res (free with cli_eig_result_free). CLI_OK, or CLI_FAIL with the
+ * message printed. */
+int cli_eig_solve(coal_eigen E, coal_ctx ctx, int nev, cli_eig_result *res);
+void cli_eig_result_free(cli_eig_result *r);
+/* Closed-form eigenvalues of the 7-point / 5-point Laplacians (lap2d, lap3d, aniso specs): the
+ * nev smallest ascending or the nev largest descending into exact[nev] (nev <= rows). Returns
+ * 1, 0 when the spec has no closed form here, -1 when out of memory. */
+int cli_eig_exact(const cli_spec *sp, int nev, coal_eig_which which, double *exact);
+/* |value - exact| / |exact| (absolute when exact is 0). */
+double cli_eig_relerr(double value, double exact);
+
 /* ---- subcommands ------------------------------------------------------------------------- */
 int cli_solve(int argc, char **argv);
+/* `eigs SPEC`: eigenpairs by LOBPCG (src/cli/cli_eigs.c). */
+int cli_eigs(int argc, char **argv);
+/* `bench eigs`: argv[0] is "eigs" (src/cli/cli_bench_eigs.c). */
+int cli_bench_eigs(int argc, char **argv);
 /* `bench solve`: argv[0] is "solve" (src/cli/cli_bench_solve.c). */
 int cli_bench_solve(int argc, char **argv);
 int cli_info(int argc, char **argv);
