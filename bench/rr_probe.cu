@@ -14,21 +14,20 @@
 #include <cstdlib>
 #include <vector>
 
-extern "C" void dsygvd_(const int *, const char *, const char *, const int *, double *,
-                        const int *, double *, const int *, double *, double *, const int *,
-                        int *, const int *, int *, size_t, size_t);
+extern "C" void dsygvd_(const int *, const char *, const char *, const int *, double *, const int *,
+                        double *, const int *, double *, double *, const int *, int *, const int *,
+                        int *, size_t, size_t);
 
 #define CK(x)                                                                                      \
   do {                                                                                             \
     if ((x) != 0) {                                                                                \
-      fprintf(stderr, "%s failed at line %d\n", #x, __LINE__);                                    \
+      fprintf(stderr, "%s failed at line %d\n", #x, __LINE__);                                     \
       exit(1);                                                                                     \
     }                                                                                              \
   } while (0)
 
 static double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 static double median(std::vector<double> v) {

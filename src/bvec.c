@@ -33,8 +33,8 @@ coal_status coal_bvec_create(coal_ctx ctx, int64_t n, int64_t k, coal_dtype dtyp
   return COAL_SUCCESS;
 }
 
-coal_status coal_bvec_view(coal_ctx ctx, int64_t n, int64_t k, coal_dtype dtype,
-                           coal_layout layout, int64_t ld, void *data, coal_bvec *out) {
+coal_status coal_bvec_view(coal_ctx ctx, int64_t n, int64_t k, coal_dtype dtype, coal_layout layout,
+                           int64_t ld, void *data, coal_bvec *out) {
   if (!ctx) return COAL_ERR_ARG;
   COAL_CHECK(ctx, out && (data || n * k == 0), COAL_ERR_ARG, "NULL view argument");
   int64_t tight = layout == COAL_COL_MAJOR ? n : k;
