@@ -418,16 +418,11 @@ static coal_status residuals_and_w(coal_eigen E, lob_work *w, int ka, int c0) {
                         w->L, w->nrm);
   COAL_CALL(
       b->eig_resid(ctx, w->n, ka, w->AV, w->MV, w->L, w->cols, w->tmp, NULL, w->R, ka, w->nrm));
-  coal_bvec Rv = NULL, Zv = NULL;
-  coal_status st = coal_bvec_view(ctx, w->n, ka, COAL_F64, COAL_ROW_MAJOR, ka, w->R, &Rv);
-  if (!st) st = coal_bvec_view(ctx, w->n, ka, COAL_F64, COAL_ROW_MAJOR, ka, w->T, &Zv);
-  if (!st) {
-    st = E->pc_apply(E->pc_user, Rv, Zv);
-    if (st) st = COAL_ERROR(ctx, st, "the user preconditioner failed: %s", coal_status_string(st));
-  }
-  coal_bvec_destroy(&Rv);
-  coal_bvec_destroy(&Zv);
-  COAL_CALL(st);
+  /* the SpMM views, pointed at R and T: no allocation per iteration */
+  w->vx->data = w->R, w->vx->k = ka, w->vx->ld = ka > 0 ? ka : 1;
+  w->vy->data = w->T, w->vy->k = ka, w->vy->ld = ka > 0 ? ka : 1;
+  coal_status st = E->pc_apply(E->pc_user, w->vx, w->vy);
+  if (st) return COAL_ERROR(ctx, st, "the user preconditioner failed: %s", coal_status_string(st));
   return b->copy_cols(ctx, w->n, ka, w->T, COAL_ROW_MAJOR, ka, NULL, w->V + c0, COAL_ROW_MAJOR,
                       w->L, NULL);
 }
