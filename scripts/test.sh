@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs every test suite this machine can run:
-#   - host suite (warnings as errors), cuda suite (skips itself without a GPU),
+#   - host suite (warnings as errors), cuda suite (skips itself without a GPU), petsc suite
+#     (the PETSc plugin; PETSc and SLEPc from the distribution's packages),
 #   - host suite again under AddressSanitizer + UndefinedBehaviorSanitizer,
 #   - a short libFuzzer run of the Matrix Market reader (FUZZ_SECONDS, default 60).
 # Set COALESCE_MATRICES to use another folder of SuiteSparse matrices.
@@ -22,7 +23,7 @@ tally() { # parses meson's summary lines from a log
 status=0
 [ -d build-test ] || meson setup build-test -Dwerror=true "${extra[@]}"
 ninja -C build-test
-meson test -C build-test --suite host --suite cuda --print-errorlogs --num-processes 2 \
+meson test -C build-test --suite host --suite cuda --suite petsc --print-errorlogs --num-processes 2 \
   2>&1 | tee build-test/suite.log || status=1
 tally build-test/suite.log
 

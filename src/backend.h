@@ -46,6 +46,13 @@ static inline const coal_backend_ops *coal_ops(coal_ctx ctx) {
 coal_status coal_cuda_ctx_init(coal_ctx ctx);
 void coal_cuda_ctx_free(coal_ctx ctx);
 int coal_cuda_device_count(void);
+/* Page-locks an existing host range for fast transfers (cudaHostRegister), so that copies from
+ * and to it run at the bus speed instead of through the driver's pageable staging. The caller
+ * keeps the range alive and unregisters it before it is freed. COAL_ERR_UNSUPPORTED when the
+ * range cannot be registered (already registered, not a CUDA build): the caller then copies
+ * from pageable memory, which is slower but correct. */
+coal_status coal_cuda_host_register(coal_ctx ctx, void *p, size_t bytes);
+void coal_cuda_host_unregister(void *p);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,11 @@ coal_status coal_cuda_ctx_init(coal_ctx ctx) {
   return COAL_ERR_NOT_COMPILED;
 }
 void coal_cuda_ctx_free(coal_ctx ctx) { (void)ctx; }
+coal_status coal_cuda_host_register(coal_ctx ctx, void *p, size_t bytes) {
+  (void)p, (void)bytes;
+  return COAL_ERROR(ctx, COAL_ERR_UNSUPPORTED, "the CUDA backend is not compiled in this build");
+}
+void coal_cuda_host_unregister(void *p) { (void)p; }
 
 #define NC(ctx)                                                                                    \
   COAL_ERROR((ctx), COAL_ERR_NOT_COMPILED, "the CUDA backend is not compiled in this build")

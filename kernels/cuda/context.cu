@@ -122,3 +122,18 @@ void coal_cuda_ctx_free(coal_ctx ctx) {
   coal_free(ctx->cuda);
   ctx->cuda = NULL;
 }
+
+coal_status coal_cuda_host_register(coal_ctx ctx, void *p, size_t bytes) {
+  if (!ctx || !p || !bytes) return COAL_ERR_ARG;
+  cudaError_t e = cudaHostRegister(p, bytes, cudaHostRegisterDefault);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError(); /* not sticky: clear it so that later checks do not see it */
+    return COAL_ERROR(ctx, COAL_ERR_UNSUPPORTED, "cudaHostRegister of %zu bytes: %s", bytes,
+                      cudaGetErrorString(e));
+  }
+  return COAL_SUCCESS;
+}
+
+void coal_cuda_host_unregister(void *p) {
+  if (p && cudaHostUnregister(p) != cudaSuccess) (void)cudaGetLastError();
+}

@@ -1,0 +1,37 @@
+/* coalesce for PETSc programs (built when the `petsc` option finds PETSc).
+ *
+ * Unmodified programs: load the library with -dll_append <prefix>/lib/libcoalesce.so and pick
+ * the matrix type with -mat_type swift. "swift" is a root name: seqaijswift on one rank,
+ * mpiaijswift on several. Both are PETSc's AIJ with the products swapped: MatMult(Add),
+ * MatMultTranspose(Add) on coalesce's SpMV, MatProduct AB with a dense matrix on SpMM, and
+ * MatProduct AB and PtAP with AIJ matrices on coalesce's sparse x sparse product. Everything
+ * else is AIJ's. Options:
+ *   -mat_swift_backend host|cuda|auto   where the kernels run (default auto: COALESCE_BACKEND,
+ *                                       else the GPU when one answers)
+ *   -mat_swift_pin <bool>               page-lock the arrays of the vectors the products see,
+ *                                       for faster copies to the GPU (default true)
+ *   -mat_swift_view                     print the backend and kernel of each matrix once
+ * -info reports the same through PetscInfo. */
+#ifndef COALESCE_PETSC_H
+#define COALESCE_PETSC_H
+
+#include <petscmat.h>
+
+#include "coalesce.h"
+
+#define MATSWIFT       "swift"
+#define MATSEQAIJSWIFT "seqaijswift"
+#define MATMPIAIJSWIFT "mpiaijswift"
+
+/* Registers the matrix types (idempotent). For programs linked with libcoalesce directly;
+ * -dll_append calls it through PetscDLLibraryRegister_coalesce. Call after PetscInitialize. */
+PETSC_EXTERN PetscErrorCode coal_petsc_register(void);
+PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_coalesce(void);
+
+/* A PETSc MatShell (on PETSC_COMM_SELF) that applies the coalesce matrix A (fp64, any
+ * backend): MatMult, MatMultTranspose, MatMultAdd, MatGetDiagonal, and MatProduct AB with a
+ * sequential dense matrix. A must outlive the shell; the shell keeps workspaces that its
+ * MatDestroy frees. */
+PETSC_EXTERN PetscErrorCode coal_petsc_shell_create(coal_mat A, Mat *S);
+
+#endif

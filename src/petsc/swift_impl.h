@@ -1,0 +1,89 @@
+/* Internals of the PETSc plugin (matrix types seqaijswift / mpiaijswift and the MatShell
+ * wrapper). The plugin lives inside libcoalesce, so it uses the library's internal headers;
+ * it also uses PETSc's installed private header matimpl.h (the ops table and Mat_Product),
+ * as PETSc's own GPU matrix types do. */
+#ifndef COAL_SWIFT_IMPL_H
+#define COAL_SWIFT_IMPL_H
+
+/* PETSc's private headers have unused parameters in inline functions */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include <petsc/private/matimpl.h>
+#pragma GCC diagnostic pop
+
+#include "coalesce_petsc.h"
+
+#if !defined(PETSC_USE_REAL_DOUBLE) || defined(PETSC_USE_COMPLEX)
+#error "the coalesce PETSc plugin needs a real double-precision PETSc"
+#endif
+
+/* A coalesce status as a PETSc error carrying the library's message. */
+PetscErrorCode coal_petsc_error(coal_ctx ctx, coal_status st, const char *what);
+#define SWIFT_CALL(ctx, expr)                                                                      \
+  do {                                                                                             \
+    coal_status swift_st_ = (expr);                                                                \
+    if (swift_st_ != COAL_SUCCESS) return coal_petsc_error((ctx), swift_st_, #expr);               \
+  } while (0)
+
+/* The one coalesce context of the process, created at first use: backend from the option
+ * -mat_swift_backend host|cuda|auto (default auto, which honours COALESCE_BACKEND), destroyed
+ * by PetscFinalize. */
+PetscErrorCode coal_petsc_ctx(coal_ctx *ctx);
+
+/* Log events: the copies of PETSc's host vectors to and from the GPU, and our kernels. */
+typedef struct {
+  PetscLogEvent copy_in, copy_out, spmv, spmm, spgemm, build;
+} swift_events;
+extern swift_events coal_swift_ev;
+
+/* Device workspaces for products with host vectors (CUDA backend): x and y of one product,
+ * grown on demand and kept, so a solve allocates nothing after its first product. On the host
+ * backend the vectors are used in place and these stay empty. */
+typedef struct {
+  void *x, *y;
+  size_t xcap, ycap; /* bytes */
+} swift_ws;
+PetscErrorCode swift_ws_reserve(coal_ctx ctx, swift_ws *w, size_t xbytes, size_t ybytes);
+void swift_ws_free(coal_ctx ctx, swift_ws *w);
+
+/* y = A x + (add ? y0 : 0) with PETSc's host arrays, on A's backend; y may equal y0. When vx,
+ * vy are given, their arrays may be page-locked once (see swift_pin) for faster copies. */
+PetscErrorCode swift_apply(coal_mat A, swift_ws *w, const PetscScalar *x, const PetscScalar *y0,
+                           PetscScalar *y, Vec vx, Vec vy);
+/* z = A x (+ y) with PETSc vectors (y NULL: no addition; y may be z). */
+PetscErrorCode swift_apply_vec(coal_mat A, swift_ws *w, Vec x, Vec y, Vec z);
+/* Y = A X for column-major host blocks X (ncols x k, ldx) and Y (nrows x k, ldy) on SpMM. */
+PetscErrorCode swift_apply_block(coal_mat A, swift_ws *w, PetscInt k, const PetscScalar *X,
+                                 PetscInt ldx, PetscScalar *Y, PetscInt ldy);
+
+/* Page-locks the array of v (>= 1 MiB, CUDA backend) the first time it is seen and keeps it
+ * registered until v is destroyed; *pinned says whether `array` is that registered array. */
+PetscErrorCode swift_pin(coal_ctx ctx, Vec v, const void *array, size_t bytes, PetscBool *pinned);
+
+/* Per-matrix data of seqaijswift (A->spptr). */
+typedef struct {
+  coal_ctx ctx;             /* set when cm is first built */
+  coal_mat cm;              /* coalesce copy of the CSR, rebuilt on a structure change */
+  coal_mat cmt;             /* A^T for the transpose products, built on demand */
+  PetscObjectState state;   /* object state when cm's values were last refreshed */
+  PetscObjectState nzstate; /* nonzero state when cm was built */
+  PetscBool viewed;         /* -mat_swift_view printed */
+  swift_ws ws;
+  /* AIJ's own operations, called for what we do not handle */
+  struct _MatOps parent;
+} Mat_SeqAIJSwift;
+
+PETSC_INTERN PetscErrorCode MatCreate_SeqAIJSwift(Mat);
+PETSC_INTERN PetscErrorCode MatCreate_MPIAIJSwift(Mat);
+PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqAIJSwift(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJSwift(Mat, MatType, MatReuse, Mat *);
+/* The coalesce matrix of a seqaijswift matrix, with values current. */
+PetscErrorCode swift_seq_sync(Mat A, coal_mat *cm);
+/* A coalesce copy of a (sequential) AIJ matrix's CSR, and a refresh of its values from the
+ * same structure. */
+PetscErrorCode swift_mat_from_aij(Mat A, coal_ctx ctx, coal_mat *cm);
+PetscErrorCode swift_mat_refresh(Mat A, coal_mat cm);
+/* Product dispatch for seqaijswift (swift_product.c). */
+PetscErrorCode swift_product_setfromoptions(Mat C);
+
+#endif
