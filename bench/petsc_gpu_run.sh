@@ -34,15 +34,15 @@ for step in "${steps[@]}"; do
     ;;
   bench)
     M=${BENCH_M:-1414}
-    its=${BENCH_ITS:-300}
-    args=(-m "$M" -n "$M" -ksp_type cg -pc_type jacobi -ksp_max_it "$its" -ksp_norm_type
-      unpreconditioned -log_view)
+    its=${BENCH_ITS:-0} # 0: ex2's own tolerance, to convergence
+    args=(-m "$M" -n "$M" -ksp_type cg -pc_type jacobi -log_view)
+    [ "$its" -gt 0 ] && args+=(-ksp_max_it "$its")
     run() { # name extra...
       local name=$1
       shift
       "$P/bin/petsc_ksp_ex2" "${args[@]}" "$@" > "$OUT/ex2_$name.log" 2>&1
       echo "== $name: $(grep -E '^Norm of error' "$OUT/ex2_$name.log")"
-      grep -E '^(MatMult |KSPSolve|SwiftCopyIn|SwiftCopyOut|SwiftSpMV|VecTDot|VecAXPY|VecAYPX|VecPointwiseMult|VecNorm) ' \
+      grep -E '^(MatMult |KSPSolve|SwiftBuild|SwiftCopyIn|SwiftCopyOut|SwiftSpMV|VecTDot|VecAXPY|VecAYPX|VecPointwiseMult|VecNorm) ' \
         "$OUT/ex2_$name.log"
     }
     lscpu | grep -E "Model name|^CPU\(s\)"
