@@ -128,18 +128,14 @@ PetscErrorCode swift_seq_sync(Mat A, coal_mat *cm) {
   PetscFunctionReturn(0);
 }
 
-/* A^T: A itself when A is known to be symmetric, else a transposed copy built on demand. */
+/* A^T as a transposed copy, built at the first transpose product after each change. A itself is
+ * not used even when PETSc's symmetry flag is set: the flag survives some value changes
+ * (MatDiagonalScale with l != r) and AIJ's own transpose product never relies on it. */
 static PetscErrorCode swift_transpose(Mat A, coal_mat *cmt) {
   Mat_SeqAIJSwift *s = sw(A);
   coal_mat cm;
-  PetscBool set, sym;
   PetscFunctionBegin;
   PetscCall(swift_seq_sync(A, &cm));
-  PetscCall(MatIsSymmetricKnown(A, &set, &sym));
-  if (set && sym) {
-    *cmt = cm;
-    PetscFunctionReturn(0);
-  }
   if (!s->cmt) SWIFT_CALL(s->ctx, coal_mat_transpose(cm, &s->cmt));
   *cmt = s->cmt;
   PetscFunctionReturn(0);
