@@ -51,6 +51,41 @@ __global__ void fill(double *x, size_t n, unsigned seed) {
   }
 }
 
+// The warp-per-row update of kernels/cuda/blas.cu (gemm_small_kernel), with ROWS rows per warp
+// iteration as a parameter: Y = a X C + beta Y, row-major, p = q = k <= 32, C (k x k) on device.
+template <int ROWS>
+__global__ __launch_bounds__(256) void gemm_small(int64_t n, int p, int q, double a,
+                                                  const double *__restrict__ X, int64_t ldx,
+                                                  const double *__restrict__ C, double beta,
+                                                  double *__restrict__ Y, int64_t ldy) {
+  const int lane = threadIdx.x & 31;
+  double c[32];
+#pragma unroll
+  for (int t = 0; t < 32; t++) c[t] = (t < p && lane < q) ? C[t * q + lane] : 0.0;
+  const int64_t w = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  const int64_t nw = ((int64_t)gridDim.x * blockDim.x) >> 5;
+  for (int64_t i0 = w * ROWS; i0 < n; i0 += nw * ROWS) {
+    double x[ROWS], y[ROWS], acc[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; r++) {
+      const int64_t i = i0 + r;
+      x[r] = (i < n && lane < p) ? X[i * ldx + lane] : 0.0;
+      y[r] = (beta != 0.0 && i < n && lane < q) ? Y[i * ldy + lane] : 0.0;
+      acc[r] = 0.0;
+    }
+#pragma unroll
+    for (int t = 0; t < 32; t++)
+#pragma unroll
+      for (int r = 0; r < ROWS; r++) acc[r] = fma(__shfl_sync(0xffffffffu, x[r], t), c[t], acc[r]);
+#pragma unroll
+    for (int r = 0; r < ROWS; r++) {
+      const int64_t i = i0 + r;
+      if (i < n && lane < q)
+        Y[i * ldy + lane] = beta != 0.0 ? fma(a, acc[r], beta * y[r]) : a * acc[r];
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   const int n = argc > 1 ? atoi(argv[1]) : 1 << 21, k = argc > 2 ? atoi(argv[2]) : 32;
   const size_t nk = (size_t)n * k;
@@ -114,6 +149,41 @@ int main(int argc, char **argv) {
   });
   printf("update Y += P H (dgemm):    %.3f ms = %.0f GB/s (3 blocks moved)\n", t2,
          3 * block_gb / t2 * 1e3);
+  // the same update by the warp-per-row kernel, checked against cuBLAS on a fresh copy
+  if (k <= 32) {
+    double *Y0, *Yc;
+    CK(cudaMalloc(&Y0, nk * 8));
+    CK(cudaMalloc(&Yc, nk * 8));
+    fill<<<1024, 256>>>(Y0, nk, 5);
+    CK(cudaMemcpy(Yc, Y0, nk * 8, cudaMemcpyDeviceToDevice));
+    CK(cublasDgemm(cb, CUBLAS_OP_N, CUBLAS_OP_N, k, n, k, &one, H, k, P, k, &one, Yc, k));
+    std::vector<double> yc(nk), ys(nk);
+    CK(cudaMemcpy(yc.data(), Yc, nk * 8, cudaMemcpyDeviceToHost));
+    int sm;
+    CK(cudaDeviceGetAttribute(&sm, cudaDevAttrMultiProcessorCount, 0));
+    auto run = [&](auto kern, int rows, double *Yt) {
+      int64_t g = (n + 8 * rows - 1) / (8 * rows);
+      if (g > sm * 8) g = sm * 8;
+      kern<<<(unsigned)g, 256>>>(n, k, k, 1.0, P, k, H, 1.0, Yt, k);
+    };
+    auto report = [&](auto kern, int rows) {
+      CK(cudaMemcpy(Y, Y0, nk * 8, cudaMemcpyDeviceToDevice));
+      run(kern, rows, Y);
+      CK(cudaGetLastError());
+      CK(cudaMemcpy(ys.data(), Y, nk * 8, cudaMemcpyDeviceToHost));
+      double err = 0;
+      for (size_t i = 0; i < nk; i++) err = std::max(err, std::fabs(ys[i] - yc[i]));
+      double t = median_ms([&] { run(kern, rows, Y); });
+      printf("update, warp per row, %d rows: %.3f ms = %.0f GB/s, %.2fx cuBLAS, max diff %.1e\n",
+             rows, t, 3 * block_gb / t * 1e3, t2 / t, err);
+    };
+    report(gemm_small<1>, 1);
+    report(gemm_small<2>, 2);
+    report(gemm_small<4>, 4);
+    report(gemm_small<8>, 8);
+    CK(cudaFree(Y0));
+    CK(cudaFree(Yc));
+  }
   CK(cublasDestroy(cb));
   return 0;
 }
