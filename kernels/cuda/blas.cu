@@ -37,7 +37,6 @@ constexpr int kThreads = COAL_CUDA_CTA; /* 256 */
 constexpr int kWarps = kThreads / 32;
 constexpr int kMaxPart = 1024;        /* most CTAs (partials) of a reduction */
 constexpr int64_t kChunk = 1ll << 30; /* rows per cuBLAS call (32-bit sizes) */
-constexpr int kGramRows = 8192;       /* rows per partial Gram of the split (cu_gram) */
 constexpr int64_t kMaxGridY = 65535;
 
 /* ---- workspaces ---------------------------------------------------------------------------- */
@@ -387,12 +386,6 @@ __global__ __launch_bounds__(kThreads) void copy_tile_kernel(
   }
 }
 
-__global__ __launch_bounds__(kThreads) void fill_kernel(double *__restrict__ x, int64_t n,
-                                                        double v) {
-  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) x[i] = v;
-}
-
 /* Grid of the 2D block kernels: gy column blocks, row blocks up to 8 CTAs per SM in all. */
 unsigned rows_grid(coal_ctx ctx, int64_t n, int rows_per_cta, int64_t gy, int64_t cap) {
   int64_t g = (n + rows_per_cta - 1) / rows_per_cta;
@@ -422,30 +415,7 @@ coal_status cu_gram(coal_ctx ctx, int64_t n, int64_t p, int64_t q, const double 
   /* X^T X (Y == X) also goes through dgemm: cublasDsyrk with k = 1e6 rows and n = 60 took
    * ~7 ms on an H200 against ~0.3 ms for the dgemm (LOBPCG on lap3d:100 went from 1.8 s to
    * 6.0 s), so the half-work triangle is not worth it for tall-skinny blocks */
-  int64_t i_start = 0;
-  const int64_t nc = n / kGramRows;
-  if (nc >= 2 && ldx * kGramRows <= INT_MAX && ldy * kGramRows <= INT_MAX) {
-    /* split over row chunks: nc partial Grams by one strided-batched dgemm, summed by one dgemv
-     * against a vector of ones; the remainder rows are added by the dgemm below. On an H200
-     * (bench/gram_probe.cu, n = 2^21) one dgemm over all rows reached 3986 GB/s at k = 32 but
-     * 3243 at k = 16 and 3275 at k = 60; the split 4238, 3907 and 4016. */
-    double *part = NULL;
-    const int64_t pq = p * q;
-    COAL_CALL(ws_part(ctx, (size_t)(nc * pq + nc), &part));
-    double *ones = part + nc * pq;
-    fill_kernel<<<(unsigned)((nc + kThreads - 1) / kThreads), kThreads, 0, coal_stream(ctx)>>>(
-        ones, nc, 1.0);
-    COAL_CUDA_LAUNCH_CHECK(ctx);
-    COAL_CUBLAS_CALL(ctx, cublasDgemmStridedBatched(ctx->cuda->blas, CUBLAS_OP_N, CUBLAS_OP_T,
-                                                    (int)q, (int)p, kGramRows, &one, Y, (int)ldy,
-                                                    (long long)(kGramRows * ldy), X, (int)ldx,
-                                                    (long long)(kGramRows * ldx), &zero, part,
-                                                    (int)q, (long long)pq, (int)nc));
-    COAL_CUBLAS_CALL(ctx, cublasDgemv(ctx->cuda->blas, CUBLAS_OP_N, (int)pq, (int)nc, &one, part,
-                                      (int)pq, ones, 1, &zero, (double *)gd, 1));
-    i_start = nc * kGramRows;
-  }
-  for (int64_t i0 = i_start; i0 < n; i0 += kChunk) {
+  for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
     const int64_t nb = n - i0 < kChunk ? n - i0 : kChunk;
     /* column-major: G^T (q x p, ld q) = Y^T (q x nb, ld ldy) * (X^T (p x nb, ld ldx))^T */
     COAL_CUBLAS_CALL(ctx, cublasDgemm(ctx->cuda->blas, CUBLAS_OP_N, CUBLAS_OP_T, (int)q, (int)p,
