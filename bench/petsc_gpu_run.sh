@@ -25,6 +25,7 @@ for step in "${steps[@]}"; do
   tests)
     export COALESCE_BACKEND=cuda
     "$P/bin/test_petsc_swift" 2>&1 | tail -3 | tee "$OUT/petsc_swift.txt"
+    mpiexec -n 2 "$P/bin/test_petsc_swift_mpi" 2>&1 | tail -3 | tee "$OUT/petsc_swift_mpi.txt"
     "$P/bin/test_petsc_shell" 2>&1 | tail -3 | tee "$OUT/petsc_shell.txt"
     bash tests/petsc/compare_ex.sh "$lib" "$P/bin/petsc_ksp_ex2" "$P/bin/slepc_eps_ex1" 2>&1 |
       tee "$OUT/petsc_tutorials.txt"
