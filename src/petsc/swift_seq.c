@@ -17,13 +17,13 @@ static PetscErrorCode swift_view_line(Mat A, Mat_SeqAIJSwift *s, PetscViewer v) 
   char line[512];
   PetscFunctionBegin;
   SWIFT_CALL(ctx, coal_mat_size(s->cm, &m, &n, &nnz));
-  PetscCall(PetscSNPrintf(
-      line, sizeof line,
-      "coalesce %s: %lld x %lld, %lld nonzeros; backend %s (%s); SpMV kernel %s; SpMM %s\n",
-      ((PetscObject)A)->type_name, (long long)m, (long long)n, (long long)nnz,
-      coal_backend_name(coal_ctx_backend(ctx)), coal_ctx_device_name(ctx),
-      coal_spmv_kernel_name(coal_spmv_select(s->cm)),
-      coal_spmm_kernel_name(coal_spmm_select(s->cm, 8, COAL_COL_MAJOR))));
+  PetscCall(PetscSNPrintf(line, sizeof line,
+                          "coalesce %s: %lld x %lld, %lld nonzeros; backend %s (%s); SpMV kernel "
+                          "%s; SpMM kernel (8 columns) %s\n",
+                          ((PetscObject)A)->type_name, (long long)m, (long long)n, (long long)nnz,
+                          coal_backend_name(coal_ctx_backend(ctx)), coal_ctx_device_name(ctx),
+                          coal_spmv_kernel_name(coal_spmv_select(s->cm)),
+                          coal_spmm_kernel_name(coal_spmm_select(s->cm, 8, COAL_COL_MAJOR))));
   if (v)
     PetscCall(PetscViewerASCIIPrintf(v, "%s", line));
   else
