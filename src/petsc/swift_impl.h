@@ -43,6 +43,11 @@ typedef struct {
   void *x, *y;
   size_t xcap, ycap; /* bytes */
 } swift_ws;
+/* Waits for the context's GPU work when PETSc logging is on (see swift_core.c). */
+PetscErrorCode swift_log_sync(coal_ctx ctx);
+/* Composes under `to` the function B has under `from` (on), or removes `to` (off): AIJ's
+ * converters re-published under our type names. */
+PetscErrorCode swift_republish(Mat B, const char *from, const char *to, PetscBool on);
 PetscErrorCode swift_ws_reserve(coal_ctx ctx, swift_ws *w, size_t xbytes, size_t ybytes);
 void swift_ws_free(coal_ctx ctx, swift_ws *w);
 

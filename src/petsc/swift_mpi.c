@@ -46,12 +46,9 @@ static PetscErrorCode MatDestroy_MPIAIJSwift(Mat A) {
 }
 
 static PetscErrorCode swift_mpi_compose(Mat B, PetscBool on) {
-  PetscObject o = (PetscObject)B;
-  PetscErrorCode (*hypre)(Mat, MatType, MatReuse, Mat *) = NULL;
   PetscFunctionBegin;
-  if (on) PetscCall(PetscObjectQueryFunction(o, "MatConvert_mpiaij_hypre_C", &hypre));
-  PetscCall(PetscObjectComposeFunction(o, "MatConvert_mpiaijswift_hypre_C", on ? hypre : NULL));
-  PetscCall(PetscObjectComposeFunction(o, "MatConvert_mpiaij_mpiaijswift_C",
+  PetscCall(swift_republish(B, "MatConvert_mpiaij_hypre_C", "MatConvert_mpiaijswift_hypre_C", on));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaij_mpiaijswift_C",
                                        on ? MatConvert_MPIAIJ_MPIAIJSwift : NULL));
   PetscFunctionReturn(0);
 }

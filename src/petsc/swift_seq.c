@@ -242,10 +242,8 @@ static PetscErrorCode MatConvert_SeqAIJSwift_SeqAIJ(Mat A, MatType type, MatReus
 
 static PetscErrorCode swift_compose(Mat B, PetscBool on) {
   PetscObject o = (PetscObject)B;
-  PetscErrorCode (*hypre)(Mat, MatType, MatReuse, Mat *) = NULL;
   PetscFunctionBegin;
-  if (on) PetscCall(PetscObjectQueryFunction(o, "MatConvert_seqaij_hypre_C", &hypre));
-  PetscCall(PetscObjectComposeFunction(o, "MatConvert_seqaijswift_hypre_C", on ? hypre : NULL));
+  PetscCall(swift_republish(B, "MatConvert_seqaij_hypre_C", "MatConvert_seqaijswift_hypre_C", on));
   PetscCall(PetscObjectComposeFunction(o, "MatConvert_seqaijswift_seqaij_C",
                                        on ? MatConvert_SeqAIJSwift_SeqAIJ : NULL));
   /* MatConvert(seqaij -> seqaijswift) finds the converter on a matrix of the new type;
