@@ -50,7 +50,8 @@ for step in "${steps[@]}"; do
     run aij
     run swift_cuda -dll_append "$lib" -mat_type swift -mat_swift_backend cuda -mat_swift_view
     run swift_cuda_nopin -dll_append "$lib" -mat_type swift -mat_swift_backend cuda -mat_swift_pin 0
-    run swift_host -dll_append "$lib" -mat_type swift -mat_swift_backend host
+    [ -n "${BENCH_SKIP_HOST:-}" ] ||
+      run swift_host -dll_append "$lib" -mat_type swift -mat_swift_backend host
     ;;
   esac
 done
