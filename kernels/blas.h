@@ -74,6 +74,25 @@ typedef struct coal_blas_ops {
    * (dinv == NULL: r + beta*p). Traffic: read r, dinv, p; write p (4 vectors). */
   coal_status (*cg_update_p)(coal_ctx ctx, int64_t n, const double *sc, int par, double *p,
                              const double *r, const double *dinv);
+  /* Block-CG steps (solvers/blockcg.c). Every block is row-major with a tight leading
+   * dimension (its width); small results are host arrays, row-major and tight. Each returns
+   * when its sums are on the host.
+   * G = P^T Q, PP = P^T P (s x s) and PR = P^T R (s x m), one pass over P, Q (n x s) and R
+   * (n x m). */
+  coal_status (*bcg_gram)(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
+                          const double *Q, const double *R, double *G, double *PP, double *PR);
+  /* One pass: X += P C, R -= Q C, Z = dinv .* R (dinv == NULL: Z = R), then from the updated
+   * R and Z: nrm2[j] = sum_i R_ij^2 (m), QZ = Q^T Z and PZ = P^T Z (s x m), ZZ = Z^T Z (m x m). P,
+   * Q n x s; X, R, Z n x m; C s x m (host). s == 0: no update (P, Q, C unused). Z overlaps none of
+   * the others. Traffic: read P, Q, X, R, dinv; write X, R, Z. */
+  coal_status (*bcg_update)(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
+                            const double *Q, const double *C, double *X, double *R,
+                            const double *dinv, double *Z, double *nrm2, double *QZ, double *PZ,
+                            double *ZZ);
+  /* Y = X1 C1 + X2 C2: X1 n x p1, X2 n x p2 (p2 == 0: X2 and C2 unused), Y n x q; C1 p1 x q and
+   * C2 p2 x q on the host. Y overlaps neither X1 nor X2. Traffic: read X1, X2; write Y. */
+  coal_status (*gemm2)(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int64_t q, const double *X1,
+                       const double *C1, const double *X2, const double *C2, double *Y);
 } coal_blas_ops;
 
 extern const coal_blas_ops coal_blas_host;

@@ -2,20 +2,28 @@
  * orthonormalised with a rank-revealing (pivoted) Cholesky-QR, so duplicate, zero or nearly
  * dependent residual columns shrink the block instead of making P^T A P singular.
  *
- * Blocks are n x m row-major with tight leading dimension; ka active columns, s directions:
- *   Q = A P                               SpMM
- *   G = P^T Q (s x s), H = P^T R (s x ka)  host: G = L L^T, alpha = G^-1 H
- *   X += P alpha,  R -= Q alpha            (R stays orthogonal to every P so far)
- *   Z = M^-1 R, ||r_j||                    one pass; converged columns are written to the
- *                                          caller's X and leave the block (the Krylov space
- *                                          is kept: each remaining column is still orthogonal
- *                                          to all earlier directions)
- *   beta = -G^-1 (Q^T Z);  W = Z + P beta  W is A-orthogonal to P
- *   W^T W -> pivoted Cholesky -> T;  P = W T   (orthonormal, rank r <= ka)
- * Memory traffic per iteration (in blocks of n x k doubles): SpMM 2 + matrix, Grams 3 + 2 +
- * 1, updates 3 + 3, preconditioner 2, W 3, P 2: about 21 blocks. The small matrices go to the
- * host (five synchronisations per iteration); a k = 32 factorisation costs a few
- * microseconds there. */
+ * Blocks are n x m row-major with tight leading dimension; ka active columns, s directions.
+ * One iteration is four passes over the blocks and two host round trips:
+ *   1. bcg_update: X += P alpha, R -= Q alpha, Z = M^-1 R, the column norms of R and the Grams
+ *      Q^T Z, P^T Z, Z^T Z, in one pass (R stays orthogonal to every P so far).
+ *      Converged columns are written to the caller's X and leave the block (the Krylov space
+ *      is kept: each remaining column is still orthogonal to all earlier directions).
+ *   host: beta = -G^-1 (Q^T Z); the new search block W = Z + P beta is never formed: its Gram
+ *      W^T W = Z^T Z + (P^T Z)^T beta + beta^T (P^T Z) + beta^T (P^T P) beta comes from the
+ *      Grams above, and its pivoted Cholesky gives T (ka x r, dependent directions dropped).
+ *   2. gemm2: P = Z T + P (beta T) = W T, orthonormal, rank r.
+ *   3. SpMM: Q = A P.
+ *   4. bcg_gram: G = P^T Q, P^T P (keeps the W^T W formula exact when P is orthonormal only
+ *      to rounding) and H = P^T R, in one pass.
+ *   host: G = L L^T; alpha = G^-1 H.
+ * H is measured, not taken as T^T (Z^T R) (equal in exact arithmetic since the old P is
+ * orthogonal to R): T grows like the inverse of W's smallest kept singular value, and with 32
+ * columns on 1138_bus that form lost enough accuracy to diverge, where the measured H takes
+ * the 33 iterations of the explicit method.
+ * Traffic per iteration in blocks of n x k doubles: update 7 (read P, Q, X, R; write X, R, Z),
+ * gemm2 3, SpMM 2 + the matrix, gram 3: 15, against 21 for the same steps as separate
+ * cuBLAS products (bench/RESULTS.md). A user preconditioner takes the same steps with the
+ * update split around its call. */
 #include "dense.h"
 #include "solver_impl.h"
 
@@ -24,27 +32,56 @@
 
 typedef struct {
   double *Xa, *R, *Z, *Sp, *P, *Q; /* backend blocks, n x k each */
-  double *G, *L, *H, *T, *work, *nrm, *norm0, *tol;
+  /* host, k x k each unless noted: L = chol(P^T Q), PP = P^T P, QZ, PZ (s x ka), ZZ
+   * (ka x ka), H (s x ka: P^T R, then alpha), Bt (beta, s x ka), WW, T (ka x r, ld ka), Tt (T
+   * tight), BT (beta T, s x r), work (2k^2 + 2k) */
+  double *L, *PP, *QZ, *PZ, *ZZ, *H, *Bt, *WW, *T, *Tt, *BT, *work, *nrm, *norm0, *tol;
   int32_t *act, *keep, *gone, *gone_to, *piv;
 } bcg_work;
+
+enum { BCG_KK = 11 }; /* k x k host matrices */
 
 static void bcg_free(coal_solver S, bcg_work *w) {
   double *dev[] = {w->Xa, w->R, w->Z, w->Sp, w->P, w->Q};
   for (int i = 0; i < 6; i++) coal_solver_release(S, dev[i]);
-  coal_free(w->G); /* one host allocation holds every small array */
+  coal_free(w->L); /* one host allocation holds every small array */
 }
 
 static coal_status bcg_alloc(coal_solver S, bcg_work *w) {
-  size_t nk = (size_t)S->n * (size_t)S->k, k = (size_t)S->k;
+  size_t nk = (size_t)S->n * (size_t)S->k, k = (size_t)S->k, kk = k * k;
   double **dev[] = {&w->Xa, &w->R, &w->Z, &w->Sp, &w->P, &w->Q};
   for (int i = 0; i < 6; i++) COAL_CALL(coal_solver_alloc(S, nk, dev[i]));
-  size_t nd = 4 * k * k + (2 * k * k + 2 * k) + 3 * k, ni = 5 * k;
-  COAL_CALL(coal_malloc(S->ctx, sizeof(double) * nd + sizeof(int32_t) * ni, (void **)&w->G));
-  w->L = w->G + k * k, w->H = w->L + k * k, w->T = w->H + k * k, w->work = w->T + k * k;
-  w->nrm = w->work + 2 * k * k + 2 * k, w->norm0 = w->nrm + k, w->tol = w->norm0 + k;
+  size_t nd = BCG_KK * kk + (2 * kk + 2 * k) + 3 * k, ni = 5 * k;
+  COAL_CALL(coal_malloc(S->ctx, sizeof(double) * nd + sizeof(int32_t) * ni, (void **)&w->L));
+  double **small[] = {&w->PP, &w->QZ, &w->PZ, &w->ZZ, &w->H,   &w->Bt,
+                      &w->WW, &w->T,  &w->Tt, &w->BT, &w->work};
+  for (int i = 0; i < BCG_KK; i++) *small[i] = w->L + (size_t)(i + 1) * kk;
+  w->nrm = w->work + 2 * kk + 2 * k, w->norm0 = w->nrm + k, w->tol = w->norm0 + k;
   w->act = (int32_t *)(w->tol + k), w->keep = w->act + k, w->gone = w->keep + k;
   w->gone_to = w->gone + k, w->piv = w->gone_to + k;
   return COAL_SUCCESS;
+}
+
+/* C (p x q, ldc) = A^T B: A r x p (lda), B r x q (ldb); host, sums in index order. */
+static void dense_atb(int r, int p, int q, const double *A, int lda, const double *B, int ldb,
+                      double *C, int ldc) {
+  for (int a = 0; a < p; a++)
+    for (int b = 0; b < q; b++) {
+      double t = 0.0;
+      for (int i = 0; i < r; i++) t += A[i * lda + a] * B[i * ldb + b];
+      C[a * ldc + b] = t;
+    }
+}
+
+/* C (p x q, ldc) = A B: A p x r (lda), B r x q (ldb). */
+static void dense_ab(int p, int r, int q, const double *A, int lda, const double *B, int ldb,
+                     double *C, int ldc) {
+  for (int a = 0; a < p; a++)
+    for (int b = 0; b < q; b++) {
+      double t = 0.0;
+      for (int i = 0; i < r; i++) t += A[a * lda + i] * B[i * ldb + b];
+      C[a * ldc + b] = t;
+    }
 }
 
 /* Y = alpha A X + beta Y over backend blocks (n x m row-major tight). */
@@ -121,6 +158,59 @@ static coal_status retire_all(coal_solver S, bcg_work *w, coal_bvec X, int64_t k
   return retire(S, w, X, ka, ngone, nkeep);
 }
 
+/* Keeps the columns w->keep[0..nkeep) of the ka-column host Grams: QZ, PZ (s x ka) and ZZ
+ * (ka x ka, rows and columns), tight. */
+static void compact_small(bcg_work *w, int64_t s, int64_t ka, int nkeep) {
+  double *cols[] = {w->QZ, w->PZ};
+  for (int m = 0; m < 2; m++)
+    for (int64_t a = 0; a < s; a++)
+      for (int b = 0; b < nkeep; b++) cols[m][a * nkeep + b] = cols[m][a * ka + w->keep[b]];
+  for (int a = 0; a < nkeep; a++)
+    for (int b = 0; b < nkeep; b++)
+      w->ZZ[a * nkeep + b] = w->ZZ[(int64_t)w->keep[a] * ka + w->keep[b]];
+}
+
+/* X += P alpha, R -= Q alpha, Z = M^-1 R with the norms and Grams of bcg_update; a user
+ * preconditioner splits the pass around its call. */
+static coal_status update(coal_solver S, bcg_work *w, int64_t s, int64_t ka) {
+  coal_ctx ctx = S->ctx;
+  const coal_blas_ops *b = coal_blas(ctx);
+  int64_t n = S->n;
+  if (S->pc != COAL_PC_USER)
+    return b->bcg_update(ctx, n, s, ka, w->P, w->Q, w->H, w->Xa, w->R, S->dinv, w->Z, w->nrm, w->QZ,
+                         w->PZ, w->ZZ);
+  if (s > 0) {
+    COAL_CALL(b->gemm(ctx, n, s, ka, 1.0, w->P, s, w->H, ka, 1.0, w->Xa, ka));
+    COAL_CALL(b->gemm(ctx, n, s, ka, -1.0, w->Q, s, w->H, ka, 1.0, w->R, ka));
+  }
+  COAL_CALL(coal_solver_apply_pc(S, ka, w->R, w->Z, w->nrm));
+  if (s > 0) {
+    COAL_CALL(b->gram(ctx, n, s, ka, w->Q, s, w->Z, ka, w->QZ, ka));
+    COAL_CALL(b->gram(ctx, n, s, ka, w->P, s, w->Z, ka, w->PZ, ka));
+  }
+  return b->gram(ctx, n, ka, ka, w->Z, ka, w->Z, ka, w->ZZ, ka);
+}
+
+/* beta = -G^-1 QZ and WW = W^T W for W = Z + P beta, from the Grams (s x ka, ka x ka). */
+static void next_gram(bcg_work *w, int64_t s64, int64_t ka64) {
+  const int s = (int)s64, ka = (int)ka64;
+  memcpy(w->WW, w->ZZ, sizeof(double) * (size_t)(ka * ka));
+  if (s == 0) return;
+  memcpy(w->Bt, w->QZ, sizeof(double) * (size_t)(s * ka));
+  coal_dense_chol_solve(s, w->L, s, ka, w->Bt, ka);
+  for (int i = 0; i < s * ka; i++) w->Bt[i] = -w->Bt[i];
+  /* work = PZ^T beta (ka x ka); WW += work + work^T */
+  dense_atb(s, ka, ka, w->PZ, ka, w->Bt, ka, w->work, ka);
+  for (int a = 0; a < ka; a++)
+    for (int c = 0; c < ka; c++) w->WW[a * ka + c] += w->work[a * ka + c] + w->work[c * ka + a];
+  /* WW += beta^T (PP beta) */
+  dense_ab(s, s, ka, w->PP, s, w->Bt, ka, w->work, ka);
+  double *t = w->work + (size_t)s * ka;
+  dense_atb(s, ka, ka, w->Bt, ka, w->work, ka, t, ka);
+  for (int i = 0; i < ka * ka; i++) w->WW[i] += t[i];
+  coal_dense_symmetrize(ka, w->WW, ka);
+}
+
 coal_status coal_blockcg_solve(coal_solver S, coal_bvec B, coal_bvec X) {
   coal_ctx ctx = S->ctx;
   const coal_blas_ops *b = coal_blas(ctx);
@@ -143,39 +233,37 @@ coal_status coal_blockcg_solve(coal_solver S, coal_bvec B, coal_bvec X) {
   COAL_CALL_GOTO(st, block_spmm(S, -1.0, w.Xa, 1.0, w.R, k), done);
 
   for (int it = 0;; it++) {
-    /* Z = M^-1 R with the residual norms; converged columns leave */
-    COAL_CALL_GOTO(st, coal_solver_apply_pc(S, ka, w.R, w.Z, w.nrm), done);
+    /* X += P alpha, R -= Q alpha (s > 0); Z = M^-1 R, norms, Grams; converged columns leave */
+    COAL_CALL_GOTO(st, update(S, &w, s, ka), done);
     int ngone, nkeep;
     classify(S, &w, ka, it, COAL_SOLVE_NOT_RUN, &ngone, &nkeep);
     S->iterations = it;
     int stop = coal_solver_monitor(S, it);
     COAL_CALL_GOTO(st, retire(S, &w, X, ka, ngone, nkeep), done);
+    if (ngone && nkeep) compact_small(&w, s, ka, nkeep);
     ka = nkeep;
     if (stop && ka) COAL_CALL_GOTO(st, retire_all(S, &w, X, ka, it, COAL_SOLVE_STOPPED), done);
     if (stop || ka == 0) break;
 
-    /* W = Z + P beta, beta = -G^-1 Q^T Z (G's factor is in L from the last iteration) */
-    if (s > 0) {
-      COAL_CALL_GOTO(st, b->gram(ctx, n, s, ka, w.Q, s, w.Z, ka, w.H, ka), done);
-      coal_dense_chol_solve((int)s, w.L, (int)s, (int)ka, w.H, (int)ka);
-      for (int64_t i = 0; i < s * ka; i++) w.H[i] = -w.H[i];
-      COAL_CALL_GOTO(st, b->gemm(ctx, n, s, ka, 1.0, w.P, s, w.H, ka, 1.0, w.Z, ka), done);
-    }
-    /* P = W T, orthonormal, dependent directions dropped */
-    COAL_CALL_GOTO(st, b->gram(ctx, n, ka, ka, w.Z, ka, w.Z, ka, w.G, ka), done);
+    /* P = W T with W = Z + P beta, orthonormal, dependent directions dropped */
+    next_gram(&w, s, ka);
     int rank = 0;
-    if (coal_dense_orth_factor((int)ka, w.G, (int)ka, COAL_BCG_DROP_TOL, w.T, (int)ka, &rank,
+    if (coal_dense_orth_factor((int)ka, w.WW, (int)ka, COAL_BCG_DROP_TOL, w.T, (int)ka, &rank,
                                w.work, w.piv) ||
         rank == 0) {
       COAL_CALL_GOTO(st, retire_all(S, &w, X, ka, it, COAL_SOLVE_BREAKDOWN), done);
       break;
     }
+    for (int64_t a = 0; a < ka; a++)
+      memcpy(w.Tt + a * rank, w.T + a * ka, sizeof(double) * (size_t)rank);
+    if (s > 0) dense_ab((int)s, (int)ka, rank, w.Bt, (int)ka, w.Tt, rank, w.BT, rank);
+    COAL_CALL_GOTO(st, b->gemm2(ctx, n, ka, s, rank, w.Z, w.Tt, w.P, w.BT, w.Sp), done);
+    swap(&w.P, &w.Sp);
     s = rank;
-    COAL_CALL_GOTO(st, b->gemm(ctx, n, ka, s, 1.0, w.Z, ka, w.T, ka, 0.0, w.P, s), done);
 
-    /* Q = A P; alpha = (P^T Q)^-1 P^T R; X += P alpha; R -= Q alpha */
+    /* Q = A P; G = P^T Q = L L^T; alpha = G^-1 H */
     COAL_CALL_GOTO(st, block_spmm(S, 1.0, w.P, 0.0, w.Q, s), done);
-    COAL_CALL_GOTO(st, b->gram(ctx, n, s, s, w.P, s, w.Q, s, w.L, s), done);
+    COAL_CALL_GOTO(st, b->bcg_gram(ctx, n, s, ka, w.P, w.Q, w.R, w.L, w.PP, w.H), done);
     coal_dense_symmetrize((int)s, w.L, (int)s);
     if (coal_dense_cholesky((int)s, w.L, (int)s)) {
       int nan = 0;
@@ -185,10 +273,7 @@ coal_status coal_blockcg_solve(coal_solver S, coal_bvec B, coal_bvec X) {
           done);
       break;
     }
-    COAL_CALL_GOTO(st, b->gram(ctx, n, s, ka, w.P, s, w.R, ka, w.H, ka), done);
     coal_dense_chol_solve((int)s, w.L, (int)s, (int)ka, w.H, (int)ka);
-    COAL_CALL_GOTO(st, b->gemm(ctx, n, s, ka, 1.0, w.P, s, w.H, ka, 1.0, w.Xa, ka), done);
-    COAL_CALL_GOTO(st, b->gemm(ctx, n, s, ka, -1.0, w.Q, s, w.H, ka, 1.0, w.R, ka), done);
   }
 done:
   bcg_free(S, &w);

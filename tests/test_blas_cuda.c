@@ -467,6 +467,98 @@ static void time_cg(int64_t n) {
   dfree(scd), free(h);
 }
 
+/* ---- Block-CG steps ------------------------------------------------------------------------ */
+/* random tight n x k block (k may be 0) */
+static double *rblock(int64_t n, int64_t k) {
+  double *a = hmalloc((size_t)(n * k));
+  if (k > 0) fill(a, RM, n, k, k, 1, 0, 0);
+  return a;
+}
+static double *nblock(int64_t count) { /* NaN-poisoned */
+  double *a = hmalloc((size_t)count);
+  for (int64_t i = 0; i < count; i++) a[i] = NAN;
+  return a;
+}
+/* max |got - ref| / (scale * max(1, max |ref|)) over count entries; NaN: inf */
+static double arr_diff(const double *got, const double *ref, int64_t count) {
+  double d = 0, m = 1;
+  for (int64_t i = 0; i < count; i++) {
+    if (isnan(got[i]) || isnan(ref[i])) return INFINITY;
+    if (fabs(ref[i]) > m) m = fabs(ref[i]);
+    if (fabs(got[i] - ref[i]) > d) d = fabs(got[i] - ref[i]);
+  }
+  return d / m;
+}
+
+/* bcg_update, bcg_gram and gemm2 against the host twins, outputs poisoned with NaN. Gram
+ * entries are compared relative to the largest entry of their matrix (sums of n products). */
+static void t_bcg(int64_t n, int64_t s, int64_t m, int use_d) {
+  const int64_t ns = n * s, nm = n * m;
+  double *P = rblock(n, s), *Q = rblock(n, s), *C = rblock(s, m), *X = rblock(n, m);
+  double *R = rblock(n, m), *d = rblock(n, 1);
+  for (int64_t i = 0; i < n; i++) d[i] += 1.5;
+  double *Pd = dcopy(P, (size_t)ns), *Qd = dcopy(Q, (size_t)ns), *Xd = dcopy(X, (size_t)nm);
+  double *Rd = dcopy(R, (size_t)nm), *dd = dcopy(d, (size_t)n);
+  double *Zh = nblock(nm), *Zd = dcopy(Zh, (size_t)nm);
+  double *out[2][3], *nrm[2];
+  for (int b = 0; b < 2; b++) {
+    out[b][0] = nblock(s * m), out[b][1] = nblock(s * m), out[b][2] = nblock(m * m);
+    nrm[b] = nblock(m);
+  }
+  const double *dh = use_d ? d : NULL, *ddv = use_d ? dd : NULL;
+  CHECK_OK(H, HB->bcg_update(H, n, s, m, P, Q, C, X, R, dh, Zh, nrm[0], out[0][0], out[0][1],
+                             out[0][2]));
+  CHECK_OK(D, DB->bcg_update(D, n, s, m, Pd, Qd, C, Xd, Rd, ddv, Zd, nrm[1], out[1][0], out[1][1],
+                             out[1][2]));
+  double *g = hmalloc((size_t)(nm > 0 ? nm : 1));
+  double e = 0, t;
+  down(g, Xd, sizeof(double) * (size_t)nm);
+  if ((t = arr_diff(g, X, nm)) > e) e = t;
+  down(g, Rd, sizeof(double) * (size_t)nm);
+  if ((t = arr_diff(g, R, nm)) > e) e = t;
+  down(g, Zd, sizeof(double) * (size_t)nm);
+  if ((t = arr_diff(g, Zh, nm)) > e) e = t;
+  double eg = arr_diff(nrm[1], nrm[0], m);
+  for (int c = 0; c < 3; c++)
+    if ((t = arr_diff(out[1][c], out[0][c], c < 2 ? s * m : m * m)) > eg) eg = t;
+  CHECK(e <= TOL && eg <= TOL, "bcg_update n=%lld s=%lld m=%lld d=%d: blocks %.3g, sums %.3g",
+        (long long)n, (long long)s, (long long)m, use_d, e, eg);
+
+  /* bcg_gram on P, Q, R */
+  double *G[2] = {nblock(s * s), nblock(s * s)}, *PP[2] = {nblock(s * s), nblock(s * s)};
+  double *PR[2] = {nblock(s * m), nblock(s * m)};
+  CHECK_OK(H, HB->bcg_gram(H, n, s, m, P, Q, R, G[0], PP[0], PR[0]));
+  CHECK_OK(D, DB->bcg_gram(D, n, s, m, Pd, Qd, Rd, G[1], PP[1], PR[1]));
+  eg = arr_diff(G[1], G[0], s * s);
+  if ((t = arr_diff(PP[1], PP[0], s * s)) > eg) eg = t;
+  if ((t = arr_diff(PR[1], PR[0], s * m)) > eg) eg = t;
+  CHECK(eg <= TOL, "bcg_gram n=%lld s=%lld m=%lld: %.3g", (long long)n, (long long)s, (long long)m,
+        eg);
+
+  /* gemm2: Y = X C1 + P C2 (n x s), and with p2 = 0: Y = X C1 */
+  double *C1 = rblock(m, s), *C2 = rblock(s, s), *Yh = nblock(ns), *Yd = dcopy(Yh, (size_t)ns);
+  for (int two = 0; two < 2; two++) {
+    const int64_t p2 = two ? s : 0;
+    for (int64_t i = 0; i < ns; i++) Yh[i] = NAN;
+    up(Yd, Yh, sizeof(double) * (size_t)ns);
+    CHECK_OK(H, HB->gemm2(H, n, m, p2, s, X, C1, P, C2, Yh));
+    CHECK_OK(D, DB->gemm2(D, n, m, p2, s, Xd, C1, Pd, C2, Yd));
+    double *y = hmalloc((size_t)(ns > 0 ? ns : 1));
+    down(y, Yd, sizeof(double) * (size_t)ns);
+    e = arr_diff(y, Yh, ns);
+    CHECK(e <= TOL, "gemm2 n=%lld p1=%lld p2=%lld q=%lld: %.3g", (long long)n, (long long)m,
+          (long long)p2, (long long)s, e);
+    free(y);
+  }
+  free(P), free(Q), free(C), free(X), free(R), free(d), free(Zh), free(g), free(C1), free(C2);
+  free(Yh);
+  for (int b = 0; b < 2; b++) {
+    for (int c = 0; c < 3; c++) free(out[b][c]);
+    free(nrm[b]), free(G[b]), free(PP[b]), free(PR[b]);
+  }
+  dfree(Pd), dfree(Qd), dfree(Xd), dfree(Rd), dfree(dd), dfree(Zd), dfree(Yd);
+}
+
 int main(void) {
   if (!coal_cuda_available()) {
     printf("no GPU: skipped\n");
@@ -548,6 +640,20 @@ int main(void) {
           t_eig_resid(dn[a], widths[i] + 2, widths[i] / 2 + (i & 1), use_d, with_w);
     }
   if (!quick) t_eig_resid(BIG, 40, 20, 1, 1);
+
+  /* Block-CG steps: the tile path (widths <= 32) and the cuBLAS path (wider) */
+  {
+    const int64_t bn[] = {0, 1, 7, 33, 1000, 100003};
+    const int64_t bw[] = {0, 1, 5, 8, 31, 32, 33};
+    for (int a = 0; a < 6; a++)
+      for (int i = 0; i < 7; i++)
+        for (int j = 1; j < 7; j++) {
+          if (a == 5 && (i + j) % 3) continue;
+          t_bcg(bn[a], bw[i], bw[j], (i + j + a) & 1);
+        }
+    t_bcg(1000, 40, 20, 1), t_bcg(1000, 20, 64, 0);
+    if (!quick) t_bcg(BIG, 32, 32, 1), t_bcg(BIG, 7, 32, 0);
+  }
 
   /* CG steps */
   const int64_t cn[] = {0, 1, 7, 1000, 100003, BIG};

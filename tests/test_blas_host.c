@@ -332,6 +332,106 @@ static void t_cg_random(int64_t n, int use_dinv, int iters) {
   free(x), free(r), free(p), free(q), free(dinv), free(A);
 }
 
+/* ---- Block-CG steps ------------------------------------------------------------------------ */
+/* max over (a, b) of |G[a,b] - sum_i A[i,a] B[i,b]| / sqrt(sum A^2 sum B^2), tight blocks; sums
+ * in long double, backwards */
+static double gram_err(int64_t n, int64_t p, int64_t q, const double *A, const double *B,
+                       const double *G) {
+  double worst = 0;
+  for (int64_t a = 0; a < p; a++)
+    for (int64_t b = 0; b < q; b++) {
+      long double s = 0, na = 0, nb = 0;
+      for (int64_t i = n - 1; i >= 0; i--) {
+        const long double x = A[i * p + a], y = B[i * q + b];
+        s += x * y, na += x * x, nb += y * y;
+      }
+      const double e =
+          n == 0 ? (G[a * q + b] == 0.0 ? 0 : INFINITY) : err(G[a * q + b], s, sqrtl(na * nb));
+      if (e > worst) worst = e;
+    }
+  return worst;
+}
+
+/* Y (n x q) against Y0 + sgn * X C (long double), scale 1 + sum |X||C| */
+static double upd_err(int64_t n, int64_t p, int64_t q, const double *Y0, double sgn,
+                      const double *X, const double *C, const double *Y) {
+  double worst = 0;
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t b = 0; b < q; b++) {
+      long double s = Y0 ? Y0[i * q + b] : 0, sc = 1;
+      for (int64_t c = p - 1; c >= 0; c--)
+        s += sgn * (long double)X[i * p + c] * C[c * q + b],
+            sc += fabsl((long double)X[i * p + c] * C[c * q + b]);
+      const double e = err(Y[i * q + b], s, sc);
+      if (e > worst) worst = e;
+    }
+  return worst;
+}
+
+static void t_bcg(int64_t n, int64_t s, int64_t m, int use_d) {
+  double *P = block(RM, n, s, s, 1, 0, 0), *Q = block(RM, n, s, s, 1, 0, 0);
+  double *C = block(RM, s, m, m, 1, 0, 0), *X = block(RM, n, m, m, 1, 0, 0);
+  double *R = block(RM, n, m, m, 1, 0, 0), *d = block(RM, n, 1, 1, 1, 0, 0);
+  for (int64_t i = 0; i < n; i++) d[i] = 1.5 + d[i];
+  double *X0 = hmalloc((size_t)(n * m)), *R0 = hmalloc((size_t)(n * m));
+  memcpy(X0, X, sizeof(double) * (size_t)(n * m)), memcpy(R0, R, sizeof(double) * (size_t)(n * m));
+  double *Z = block(RM, n, m, m, 0, NAN, NAN), *nrm = block(RM, 1, m, m, 0, NAN, NAN);
+  double *QZ = block(RM, s, m, m, 0, NAN, NAN), *PZ = block(RM, s, m, m, 0, NAN, NAN);
+  double *ZZ = block(RM, m, m, m, 0, NAN, NAN);
+  CHECK_OK(H, HB->bcg_update(H, n, s, m, P, Q, C, X, R, use_d ? d : NULL, Z, nrm, QZ, PZ, ZZ));
+  double e = upd_err(n, s, m, X0, 1.0, P, C, X);
+  const double er = upd_err(n, s, m, R0, -1.0, Q, C, R);
+  if (er > e) e = er;
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t j = 0; j < m; j++) {
+      const double z = (use_d ? d[i] : 1.0) * R[i * m + j];
+      if (Z[i * m + j] != z) e = INFINITY;
+    }
+  for (int64_t j = 0; j < m; j++) {
+    long double t = 0;
+    for (int64_t i = 0; i < n; i++) t += (long double)R[i * m + j] * R[i * m + j];
+    const double ej = err(nrm[j], t, t > 0 ? t : 1);
+    if (ej > e) e = ej;
+  }
+  double g = gram_err(n, s, m, Q, Z, QZ), t;
+  if ((t = gram_err(n, s, m, P, Z, PZ)) > g) g = t;
+  if ((t = gram_err(n, m, m, Z, Z, ZZ)) > g) g = t;
+  CHECK(e <= TOL && g <= TOL,
+        "bcg_update n=%lld s=%lld m=%lld d=%d: update error %.3g, Gram error %.3g", (long long)n,
+        (long long)s, (long long)m, use_d, e, g);
+  /* bcg_gram on the same P, Q */
+  double *G = block(RM, s, s, s, 0, NAN, NAN), *PP = block(RM, s, s, s, 0, NAN, NAN);
+  double *PR = block(RM, s, m, m, 0, NAN, NAN);
+  CHECK_OK(H, HB->bcg_gram(H, n, s, m, P, Q, R, G, PP, PR));
+  g = gram_err(n, s, s, P, Q, G);
+  if ((t = gram_err(n, s, s, P, P, PP)) > g) g = t;
+  if ((t = gram_err(n, s, m, P, R, PR)) > g) g = t;
+  CHECK(g <= TOL, "bcg_gram n=%lld s=%lld: error %.3g", (long long)n, (long long)s, g);
+  /* gemm2: Y = X C1 + P C2 with X (n x m), C1 (m x s), P (n x s), C2 (s x s) */
+  double *C1 = block(RM, m, s, s, 1, 0, 0), *C2 = block(RM, s, s, s, 1, 0, 0);
+  double *Y = block(RM, n, s, s, 0, NAN, NAN), *Y1 = hmalloc((size_t)(n * s));
+  CHECK_OK(H, HB->gemm2(H, n, m, s, s, X, C1, P, C2, Y));
+  for (int64_t i = 0; i < n * s; i++) Y1[i] = Y[i];
+  /* Y - P C2 must be X C1 */
+  e = 0;
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t b = 0; b < s; b++) {
+      long double ref = 0, sc = 1;
+      for (int64_t c = 0; c < m; c++)
+        ref += (long double)X[i * m + c] * C1[c * s + b],
+            sc += fabsl((long double)X[i * m + c] * C1[c * s + b]);
+      for (int64_t c = 0; c < s; c++)
+        ref += (long double)P[i * s + c] * C2[c * s + b],
+            sc += fabsl((long double)P[i * s + c] * C2[c * s + b]);
+      const double ei = err(Y1[i * s + b], ref, sc);
+      if (ei > e) e = ei;
+    }
+  CHECK(e <= TOL, "gemm2 n=%lld p1=%lld p2=q=%lld: error %.3g", (long long)n, (long long)m,
+        (long long)s, e);
+  free(P), free(Q), free(C), free(X), free(R), free(d), free(X0), free(R0), free(Z), free(nrm);
+  free(QZ), free(PZ), free(ZZ), free(G), free(PP), free(PR), free(C1), free(C2), free(Y), free(Y1);
+}
+
 int main(void) {
   CHECK_OK(NULL, coal_ctx_create(COAL_BACKEND_HOST, &H));
   if (!H) return check_finish();
@@ -373,6 +473,13 @@ int main(void) {
   const int64_t cn[] = {0, 1, 7, 1000, 5003};
   for (int a = 0; a < 5; a++)
     for (int use_dinv = 0; use_dinv < 2; use_dinv++) t_cg_random(cn[a], use_dinv, 6);
+
+  const int64_t bn[] = {0, 1, 7, 100, 1000};
+  const int64_t bw[] = {0, 1, 5, 32, 33};
+  for (int a = 0; a < 5; a++)
+    for (int i = 0; i < 5; i++)
+      for (int j = 1; j < 5; j++) t_bcg(bn[a], bw[i], bw[j], (i + j) & 1);
+  t_bcg(7, 3, 300, 1), t_bcg(7, 0, 300, 0); /* the pass-by-pass path of wide blocks */
 
   coal_ctx_destroy(&H);
   return check_finish();

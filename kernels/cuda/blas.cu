@@ -31,16 +31,8 @@
 #include <stdint.h>
 #include <string.h>
 
-namespace {
-
-constexpr int kThreads = COAL_CUDA_CTA; /* 256 */
-constexpr int kWarps = kThreads / 32;
-constexpr int kMaxPart = 1024;        /* most CTAs (partials) of a reduction */
-constexpr int64_t kChunk = 1ll << 30; /* rows per cuBLAS call (32-bit sizes) */
-constexpr int64_t kMaxGridY = 65535;
-
 /* ---- workspaces ---------------------------------------------------------------------------- */
-coal_status ws_grow(coal_ctx ctx, void **buf, size_t *cap, size_t bytes, bool pinned) {
+static coal_status ws_grow(coal_ctx ctx, void **buf, size_t *cap, size_t bytes, bool pinned) {
   if (*buf && bytes <= *cap) return COAL_SUCCESS;
   size_t want = bytes > 2 * *cap ? bytes : 2 * *cap;
   if (want < 4096) want = 4096;
@@ -60,14 +52,14 @@ coal_status ws_grow(coal_ctx ctx, void **buf, size_t *cap, size_t bytes, bool pi
   return COAL_SUCCESS;
 }
 
-coal_status ws_small(coal_ctx ctx, size_t bytes, void **p) {
+coal_status coal_ws_small(coal_ctx ctx, size_t bytes, void **p) {
   struct coal_cuda_ctx *c = ctx->cuda;
   COAL_CALL(ws_grow(ctx, &c->ws_small, &c->ws_small_cap, bytes, false));
   *p = c->ws_small;
   return COAL_SUCCESS;
 }
 
-coal_status ws_part(coal_ctx ctx, size_t count, double **p) {
+coal_status coal_ws_part(coal_ctx ctx, size_t count, double **p) {
   struct coal_cuda_ctx *c = ctx->cuda;
   void *b = c->ws_part;
   COAL_CALL(ws_grow(ctx, &b, &c->ws_part_cap, sizeof(double) * count, false));
@@ -76,12 +68,20 @@ coal_status ws_part(coal_ctx ctx, size_t count, double **p) {
   return COAL_SUCCESS;
 }
 
-coal_status ws_pinned(coal_ctx ctx, size_t bytes, void **p) {
+coal_status coal_ws_pinned(coal_ctx ctx, size_t bytes, void **p) {
   struct coal_cuda_ctx *c = ctx->cuda;
   COAL_CALL(ws_grow(ctx, &c->ws_pinned, &c->ws_pinned_cap, bytes, true));
   *p = c->ws_pinned;
   return COAL_SUCCESS;
 }
+
+namespace {
+
+constexpr int kThreads = COAL_CUDA_CTA; /* 256 */
+constexpr int kWarps = kThreads / 32;
+constexpr int kMaxPart = 1024;        /* most CTAs (partials) of a reduction */
+constexpr int64_t kChunk = 1ll << 30; /* rows per cuBLAS call (32-bit sizes) */
+constexpr int64_t kMaxGridY = 65535;
 
 /* Grid of a reduction over `units` work items: bounded by kMaxPart and 8 CTAs per SM. */
 int reduce_grid(coal_ctx ctx, int64_t units) {
@@ -409,8 +409,8 @@ coal_status cu_gram(coal_ctx ctx, int64_t n, int64_t p, int64_t q, const double 
              (long long)p, (long long)q, (long long)ldx, (long long)ldy);
   const size_t bytes = sizeof(double) * (size_t)p * (size_t)q;
   void *gd = NULL, *gh = NULL;
-  COAL_CALL(ws_small(ctx, bytes, &gd));
-  COAL_CALL(ws_pinned(ctx, bytes, &gh));
+  COAL_CALL(coal_ws_small(ctx, bytes, &gd));
+  COAL_CALL(coal_ws_pinned(ctx, bytes, &gh));
   const double one = 1.0, zero = 0.0;
   /* X^T X (Y == X) also goes through dgemm: cublasDsyrk with k = 1e6 rows and n = 60 took
    * ~7 ms on an H200 against ~0.3 ms for the dgemm (LOBPCG on lap3d:100 went from 1.8 s to
@@ -446,7 +446,7 @@ coal_status cu_gemm(coal_ctx ctx, int64_t n, int64_t p, int64_t q, double a, con
              "gemm: sizes beyond the cuBLAS 32-bit interface (p=%lld q=%lld ldx=%lld ldy=%lld)",
              (long long)p, (long long)q, (long long)ldx, (long long)ldy);
   void *cd = NULL;
-  COAL_CALL(ws_small(ctx, sizeof(double) * (size_t)p * (size_t)q, &cd));
+  COAL_CALL(coal_ws_small(ctx, sizeof(double) * (size_t)p * (size_t)q, &cd));
   /* pageable source: returns once C is staged, so the caller may reuse it */
   COAL_CUDA_CALL(ctx, cudaMemcpy2DAsync(cd, sizeof(double) * (size_t)q, C,
                                         sizeof(double) * (size_t)ldc, sizeof(double) * (size_t)q,
@@ -485,9 +485,9 @@ coal_status cu_dscale(coal_ctx ctx, int64_t n, int64_t k, const double *d, const
   const size_t bytes = sizeof(double) * (size_t)k;
   double *part = NULL;
   void *out = NULL, *outh = NULL;
-  COAL_CALL(ws_part(ctx, (size_t)gx * (size_t)k, &part));
-  COAL_CALL(ws_small(ctx, bytes, &out));
-  COAL_CALL(ws_pinned(ctx, bytes, &outh));
+  COAL_CALL(coal_ws_part(ctx, (size_t)gx * (size_t)k, &part));
+  COAL_CALL(coal_ws_small(ctx, bytes, &out));
+  COAL_CALL(coal_ws_pinned(ctx, bytes, &outh));
   dscale_kernel<true><<<grid, block, 0, s>>>(n, k, d, X, ldx, Y, ldy, part);
   COAL_CUDA_LAUNCH_CHECK(ctx);
   colsum_kernel<<<coal_cuda_grid(k, kThreads), kThreads, 0, s>>>(part, (int)gx, k, (double *)out);
@@ -517,9 +517,9 @@ coal_status cu_eig_resid(coal_ctx ctx, int64_t n, int64_t q, const double *AX, c
                db = sizeof(double) * (size_t)q;
   void *ws = NULL, *outh = NULL;
   double *part = NULL;
-  COAL_CALL(ws_small(ctx, cb + 2 * db, &ws));
-  COAL_CALL(ws_part(ctx, (size_t)gx * (size_t)q, &part));
-  COAL_CALL(ws_pinned(ctx, db, &outh));
+  COAL_CALL(coal_ws_small(ctx, cb + 2 * db, &ws));
+  COAL_CALL(coal_ws_part(ctx, (size_t)gx * (size_t)q, &part));
+  COAL_CALL(coal_ws_pinned(ctx, db, &outh));
   int32_t *cd = (int32_t *)ws;
   double *ld = (double *)((char *)ws + cb), *out = ld + q;
   /* pageable sources: staged before return */
@@ -546,7 +546,7 @@ coal_status cu_copy_cols(coal_ctx ctx, int64_t n, int64_t q, const double *X, co
   if (xcols || ycols) {
     const size_t mb = sizeof(int32_t) * (size_t)q, off = (mb + 255) / 256 * 256;
     void *w = NULL;
-    COAL_CALL(ws_small(ctx, off + mb, &w));
+    COAL_CALL(coal_ws_small(ctx, off + mb, &w));
     /* pageable sources: staged before return */
     if (xcols) {
       COAL_CUDA_CALL(ctx, cudaMemcpyAsync(w, xcols, mb, cudaMemcpyHostToDevice, s));
@@ -586,7 +586,7 @@ coal_status cu_cg_dot(coal_ctx ctx, int64_t n, const double *x, const double *y,
   const bool vec = aligned16(x) && aligned16(y);
   const int g = n > 0 ? reduce_grid(ctx, vec ? (n + 1) / 2 : n) : 0;
   double *part = NULL;
-  COAL_CALL(ws_part(ctx, 2 * kMaxPart, &part)); /* the size cg_update_xr needs */
+  COAL_CALL(coal_ws_part(ctx, 2 * kMaxPart, &part)); /* the size cg_update_xr needs */
   if (g > 0) {
     if (vec)
       dot_kernel<true><<<g, kThreads, 0, s>>>(n, x, y, part);
@@ -612,7 +612,7 @@ coal_status cu_cg_update_xr(coal_ctx ctx, int64_t n, double *sc, int par, double
       aligned16(x) && aligned16(r) && aligned16(p) && aligned16(q) && (!dinv || aligned16(dinv));
   const int g = n > 0 ? reduce_grid(ctx, vec ? (n + 1) / 2 : n) : 0;
   double *part = NULL;
-  COAL_CALL(ws_part(ctx, 2 * kMaxPart, &part));
+  COAL_CALL(coal_ws_part(ctx, 2 * kMaxPart, &part));
   if (g > 0) {
     if (vec)
       (dinv ? launch_xr<true, true> : launch_xr<true, false>)(g, s, n, sc, par, x, r, p, q, dinv,
@@ -651,6 +651,6 @@ coal_status cu_cg_update_p(coal_ctx ctx, int64_t n, const double *sc, int par, d
 
 /* Positional (C++17 has no designated initialisers): order of coal_blas_ops. */
 const coal_blas_ops coal_blas_cuda = {
-    cu_gram,      cu_gemm,   cu_dscale,       cu_copy_cols,
-    cu_eig_resid, cu_cg_dot, cu_cg_update_xr, cu_cg_update_p,
+    cu_gram,         cu_gemm,        cu_dscale,        cu_copy_cols,       cu_eig_resid,  cu_cg_dot,
+    cu_cg_update_xr, cu_cg_update_p, coal_cu_bcg_gram, coal_cu_bcg_update, coal_cu_gemm2,
 };

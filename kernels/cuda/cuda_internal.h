@@ -193,6 +193,22 @@ coal_status coal_cuda_merge_workspace(coal_mat A, struct coal_mat_cuda *d);
 /* Releases the device Swift format and zeroes it (kernels/cuda/spmm_swift.cu). */
 void coal_cuda_swift_dev_free(struct coal_swift_dev *s);
 
+/* Workspaces of the dense block operations (struct coal_cuda_ctx), grown when a call needs
+ * more; growing synchronises the stream first (kernels/cuda/blas.cu). */
+coal_status coal_ws_small(coal_ctx ctx, size_t bytes, void **p);
+coal_status coal_ws_part(coal_ctx ctx, size_t count, double **p);
+coal_status coal_ws_pinned(coal_ctx ctx, size_t bytes, void **p);
+/* Block-CG steps of kernels/blas.h (kernels/cuda/blas_bcg.cu). */
+coal_status coal_cu_bcg_gram(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
+                             const double *Q, const double *R, double *G, double *PP, double *PR);
+coal_status coal_cu_bcg_update(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
+                               const double *Q, const double *C, double *X, double *R,
+                               const double *dinv, double *Z, double *nrm2, double *QZ, double *PZ,
+                               double *ZZ);
+coal_status coal_cu_gemm2(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int64_t q,
+                          const double *X1, const double *C1, const double *X2, const double *C2,
+                          double *Y);
+
 /* Process-wide tuning of the CUDA SpMM kernels for the measurement driver (kernels/bench.h,
  * coal_spmm_cuda_tune); 0 = default. */
 extern int coal_spmm_tune_knob[];

@@ -131,6 +131,91 @@ static coal_status host_cg_update_p(coal_ctx ctx, int64_t n, const double *sc, i
   return COAL_SUCCESS;
 }
 
+static void zero(double *a, int64_t count) {
+  for (int64_t i = 0; i < count; i++) a[i] = 0.0;
+}
+
+/* G += x^T y for one row: x p entries, y q entries, G p x q tight. */
+static void rank1(int64_t p, int64_t q, const double *x, const double *y, double *G) {
+  for (int64_t a = 0; a < p; a++) {
+    const double xa = x[a];
+    double *g = G + a * q;
+    for (int64_t b = 0; b < q; b++) g[b] += xa * y[b];
+  }
+}
+
+/* y (q entries) = sum over c < p of x[c] * C[c, :], in index order. */
+static void row_times(int64_t p, int64_t q, const double *x, const double *C, double *y) {
+  for (int64_t b = 0; b < q; b++) y[b] = 0.0;
+  for (int64_t c = 0; c < p; c++) {
+    const double xc = x[c];
+    const double *cr = C + c * q;
+    for (int64_t b = 0; b < q; b++) y[b] += xc * cr[b];
+  }
+}
+
+static coal_status host_bcg_gram(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
+                                 const double *Q, const double *R, double *G, double *PP,
+                                 double *PR) {
+  (void)ctx;
+  zero(G, s * s), zero(PP, s * s), zero(PR, s * m);
+  for (int64_t i = 0; i < n; i++) {
+    rank1(s, s, P + i * s, Q + i * s, G);
+    rank1(s, s, P + i * s, P + i * s, PP);
+    rank1(s, m, P + i * s, R + i * m, PR);
+  }
+  return COAL_SUCCESS;
+}
+
+/* Rows of at most this many columns are updated through a stack buffer; wider blocks take the
+ * same steps one operation at a time (no allocation either way). */
+#define BCG_ROW 256
+
+static coal_status host_bcg_update(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
+                                   const double *Q, const double *C, double *X, double *R,
+                                   const double *dinv, double *Z, double *nrm2, double *QZ,
+                                   double *PZ, double *ZZ) {
+  if (m > BCG_ROW) { /* the same results, pass by pass */
+    if (s > 0) {
+      COAL_CALL(host_gemm(ctx, n, s, m, 1.0, P, s, C, m, 1.0, X, m));
+      COAL_CALL(host_gemm(ctx, n, s, m, -1.0, Q, s, C, m, 1.0, R, m));
+    }
+    COAL_CALL(host_dscale(ctx, n, m, dinv, R, m, Z, m, nrm2));
+    COAL_CALL(host_gram(ctx, n, s, m, Q, s, Z, m, QZ, m));
+    COAL_CALL(host_gram(ctx, n, s, m, P, s, Z, m, PZ, m));
+    return host_gram(ctx, n, m, m, Z, m, Z, m, ZZ, m);
+  }
+  double t[BCG_ROW];
+  zero(nrm2, m), zero(QZ, s * m), zero(PZ, s * m), zero(ZZ, m * m);
+  for (int64_t i = 0; i < n; i++) {
+    double *x = X + i * m, *r = R + i * m, *z = Z + i * m;
+    const double *p = P + i * s, *q = Q + i * s;
+    if (s > 0) {
+      row_times(s, m, p, C, t);
+      for (int64_t j = 0; j < m; j++) x[j] += t[j];
+      row_times(s, m, q, C, t);
+      for (int64_t j = 0; j < m; j++) r[j] -= t[j];
+    }
+    const double di = dinv ? dinv[i] : 1.0;
+    for (int64_t j = 0; j < m; j++) {
+      z[j] = di * r[j];
+      nrm2[j] += r[j] * r[j];
+    }
+    rank1(s, m, q, z, QZ);
+    rank1(s, m, p, z, PZ);
+    rank1(m, m, z, z, ZZ);
+  }
+  return COAL_SUCCESS;
+}
+
+static coal_status host_gemm2(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int64_t q,
+                              const double *X1, const double *C1, const double *X2,
+                              const double *C2, double *Y) {
+  COAL_CALL(host_gemm(ctx, n, p1, q, 1.0, X1, p1, C1, q, 0.0, Y, q));
+  if (p2 > 0) COAL_CALL(host_gemm(ctx, n, p2, q, 1.0, X2, p2, C2, q, 1.0, Y, q));
+  return COAL_SUCCESS;
+}
+
 const coal_blas_ops coal_blas_host = {
     .gram = host_gram,
     .gemm = host_gemm,
@@ -140,4 +225,7 @@ const coal_blas_ops coal_blas_host = {
     .cg_dot = host_cg_dot,
     .cg_update_xr = host_cg_update_xr,
     .cg_update_p = host_cg_update_p,
+    .bcg_gram = host_bcg_gram,
+    .bcg_update = host_bcg_update,
+    .gemm2 = host_gemm2,
 };
