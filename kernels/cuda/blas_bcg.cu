@@ -137,33 +137,33 @@ __device__ __forceinline__ void upper_tile(int i, int &mt, int &nt) {
   nt = i - (mt == 0 ? 0 : mt == 1 ? 3 : mt == 2 ? 5 : 6);
 }
 
-/* One warp's share of the Grams of a 32-row tile, all with the right operand B (n x q):
- *   row[nt] += A^T B for row tile mt of A (p columns) and the column tiles nt*8 < q;
- *   sym[i] += B^T B for the upper tiles u[i] (u[i] < 0: none; only below q).
- * The left fragments are A^T's: A(k0 + t, mt*8 + g). */
-__device__ __forceinline__ void gram_share(double (&row)[4][2], double (&sym)[2][2],
-                                           const double *As, const double *Bs, int mt, int p, int q,
-                                           int u0, int u1) {
+/* row[nt] += A^T B over the 32 rows of the tiles, for row tile mt of A and the column tiles
+ * nt*8 < q of B; the left fragments are A^T's, A(k0 + t, mt*8 + g). */
+__device__ __forceinline__ void gram_row(double (&row)[4][2], const double *As, const double *Bs,
+                                         int mt, int q) {
   const int g = lane_g(), t = lane_t();
-  const bool do_row = mt * 8 < p;
+#pragma unroll
+  for (int k0 = 0; k0 < kRows; k0 += 4) {
+    const double a = As[(k0 + t) * kLd + mt * 8 + g];
+#pragma unroll
+    for (int nt = 0; nt < 4; nt++)
+      if (nt * 8 < q) dmma(row[nt], a, Bs[(k0 + t) * kLd + nt * 8 + g]);
+  }
+}
+
+/* sym[i] += B^T B on the upper tiles u0, u1 (u < 0: none; only tiles below q). */
+__device__ __forceinline__ void gram_sym(double (&sym)[2][2], const double *Bs, int q, int u0,
+                                         int u1) {
+  const int g = lane_g(), t = lane_t();
   int um0 = 0, un0 = 0, um1 = 0, un1 = 0; /* column offsets of the upper tiles */
   if (u0 >= 0) upper_tile(u0, um0, un0), um0 *= 8, un0 *= 8;
   if (u1 >= 0) upper_tile(u1, um1, un1), um1 *= 8, un1 *= 8;
-  const bool do_sym0 = u0 >= 0 && un0 < q, do_sym1 = u1 >= 0 && un1 < q;
+  const bool do0 = u0 >= 0 && un0 < q, do1 = u1 >= 0 && un1 < q;
 #pragma unroll
   for (int k0 = 0; k0 < kRows; k0 += 4) {
     const double *br = Bs + (k0 + t) * kLd + g;
-    double b[4];
-#pragma unroll
-    for (int nt = 0; nt < 4; nt++) b[nt] = br[nt * 8];
-    if (do_row) {
-      const double a = As[(k0 + t) * kLd + mt * 8 + g];
-#pragma unroll
-      for (int nt = 0; nt < 4; nt++)
-        if (nt * 8 < q) dmma(row[nt], a, b[nt]);
-    }
-    if (do_sym0) dmma(sym[0], br[um0], br[un0]);
-    if (do_sym1) dmma(sym[1], br[um1], br[un1]);
+    if (do0) dmma(sym[0], br[um0], br[un0]);
+    if (do1) dmma(sym[1], br[um1], br[un1]);
   }
 }
 
@@ -213,12 +213,8 @@ __global__ __launch_bounds__(kThreads, 3) void bcg_gram_kernel(int64_t n, int s,
     __syncthreads();
     const double *Ps = sm + b * kGramBuf, *Qs = Ps + kTile, *Rs = Qs + kTile;
     /* P^T Q or P^T R: right operand Q or R; P^T P: its own tiles of P (as "B^T B" with B = P) */
-    double unused[4][2] = {{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}};
-    gram_share(unused, sym, Ps, Ps, 0, 0, s, warp, warp + 8 < 10 ? warp + 8 : -1); /* P^T P */
-    if (mt * 8 < s) {
-      double none[2][2] = {{0.0, 0.0}, {0.0, 0.0}};
-      gram_share(row, none, Ps, isr ? Rs : Qs, mt, s, isr ? m : s, -1, -1);
-    }
+    gram_sym(sym, Ps, s, warp, warp + 8 < 10 ? warp + 8 : -1); /* P^T P */
+    if (mt * 8 < s) gram_row(row, Ps, isr ? Rs : Qs, mt, isr ? m : s);
     __syncthreads(); /* the buffer is refilled by the next iteration */
   }
   double *pp = part + (int64_t)blockIdx.x * 3 * kGram;
@@ -312,7 +308,8 @@ __global__ __launch_bounds__(kThreads, 2) void bcg_update_kernel(
       }
     }
     __syncthreads();
-    gram_share(row, sym, isr ? Ps : Qs, Zs, rt, s, m, warp, u1);
+    if (rt * 8 < s) gram_row(row, isr ? Ps : Qs, Zs, rt, m);
+    gram_sym(sym, Zs, m, warp, u1);
     if (s > 0) store_tile(X, Xs, r0, nr, m);
     store_tile(R, Rs, r0, nr, m);
     store_tile(Z, Zs, r0, nr, m);
