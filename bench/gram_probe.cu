@@ -8,48 +8,13 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include "probe_util.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-
-#define CK(x)                                                                                      \
-  do {                                                                                             \
-    if ((x) != 0) {                                                                                \
-      fprintf(stderr, "%s failed at line %d\n", #x, __LINE__);                                     \
-      exit(1);                                                                                     \
-    }                                                                                              \
-  } while (0)
-
-template <class F> static double median_ms(F f) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<float> t;
-  for (int r = 0; r < 35; r++) {
-    CK(cudaEventRecord(a));
-    f();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    if (r >= 5) t.push_back(ms);
-  }
-  std::sort(t.begin(), t.end());
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return t[t.size() / 2];
-}
-
-__global__ void fill(double *x, size_t n, unsigned seed) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-       i += (size_t)gridDim.x * blockDim.x) {
-    unsigned h = (unsigned)(i * 2654435761u) ^ seed;
-    h ^= h >> 13, h *= 0x5bd1e995u, h ^= h >> 15;
-    x[i] = (double)(h & 0xffffff) / 16777216.0 - 0.5;
-  }
-}
 
 // The warp-per-row update of kernels/cuda/blas.cu (gemm_small_kernel), with ROWS rows per warp
 // iteration as a parameter: Y = a X C + beta Y, row-major, p = q = k <= 32, C (k x k) on device.

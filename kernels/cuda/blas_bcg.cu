@@ -4,20 +4,20 @@
  * Blocks of at most 32 columns (the tile path): a CTA walks tiles of 32 rows, loads each
  * block's tile once into shared memory (coalesced, the whole tile of a tight row-major block
  * is one contiguous range), zero-padded to 32 x 32, and does the small products on the fp64
- * tensor cores (WMMA m8n8k4): the updates X += P C, R -= Q C and Y = X1 C1 + X2 C2 as 8 x 8
- * output tiles, and the Gram matrices A^T B as 8 x 8 tiles accumulated in registers over every
- * row tile the CTA visits. So each block crosses DRAM once per call, which is the point: the
- * Block-CG iteration is bound by memory traffic, and these steps replace 5 to 6 separate
- * cuBLAS passes (solvers/blockcg.c counts them).
+ * tensor cores (mma.sync m16n8k8 on sm_90, four m8n8k4 before): the updates X += P C,
+ * R -= Q C and Y = X1 C1 + X2 C2 as 16 x 8 output tiles, and the Gram matrices A^T B as 16 x 8
+ * tiles accumulated in registers over every row tile the CTA visits. So each block crosses DRAM
+ * once per call, which is the point: the Block-CG iteration is bound by memory traffic, and these
+ * steps replace 5 to 6 separate cuBLAS passes (solvers/blockcg.c counts them).
  *
  * Sums are deterministic: each CTA of a grid fixed by n and the SM count writes its partial
  * Gram matrices (and column sums of squares) to ws_part, and a second kernel adds the partials
  * of every entry in a fixed order. Wider blocks go through the cuBLAS-based operations of
  * kernels/cuda/blas.cu, one pass per step (same results to rounding).
  *
- * Shared-memory rows are kLd = 36 doubles apart: 288 bytes keeps every fragment pointer 32-byte
- * aligned (WMMA's requirement) and spreads the 8-byte fragment loads of a half-warp (4 rows x
- * 4 columns, or 4 rows x 8 columns) over distinct banks. */
+ * Shared-memory rows are kLd = 36 doubles apart: 288 bytes keeps rows 16-byte aligned (the
+ * cp.async pieces, the double2 stores) and spreads the 8-byte fragment loads of a half-warp (4
+ * rows x 4 columns) over distinct banks. */
 #include "../blas.h"
 #include "cuda_internal.h"
 
@@ -35,17 +35,48 @@ constexpr int kCoef = kW * kLd;    /* doubles of one 32 x 32 coefficient matrix 
 constexpr int kThreads = 256;
 constexpr int kGram = kW * kW; /* one Gram matrix in the partials (32 x 32, ld 32) */
 
-/* d += a b on the fp64 tensor cores (mma m8n8k4): per lane, with g = lane / 4, t = lane % 4,
- * a = A(g, t) of the 8 x 4 left operand, b = B(t, g) of the 4 x 8 right operand, and d holds
- * D(g, 2t) and D(g, 2t + 1) of the 8 x 8 result. */
-__device__ __forceinline__ void dmma(double (&d)[2], double a, double b) {
-  asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
-      : "+d"(d[0]), "+d"(d[1])
-      : "d"(a), "d"(b));
+/* d += a b on the fp64 tensor cores, shape m16n8k8. Per lane, with g = lane / 4, t = lane % 4:
+ * a[i] = A(g + 8 (i % 2), t + 4 (i / 2)) of the 16 x 8 left operand, b[i] = B(t + 4 i, g) of the
+ * 8 x 8 right operand, d[i] = D(g + 8 (i / 2), 2 t + i % 2) of the 16 x 8 result (layouts checked
+ * by bench/mma_probe.cu). sm_90 runs the shape at 62 TFLOP/s on an H200, where m8n8k4 reaches 33
+ * (same probe); older GPUs, which lack it, take four m8n8k4 with the same fragments. */
+__device__ __forceinline__ void dmma(double (&d)[4], const double (&a)[4], const double (&b)[2]) {
+#if __CUDA_ARCH__ >= 900
+  asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+      : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+#else
+#pragma unroll
+  for (int h = 0; h < 2; h++)   /* k = 0-3, then 4-7 */
+#pragma unroll
+    for (int r = 0; r < 2; r++) /* rows g, then g + 8 */
+      asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
+          : "+d"(d[2 * r]), "+d"(d[2 * r + 1])
+          : "d"(a[2 * h + r]), "d"(b[h]));
+#endif
 }
 
 __device__ __forceinline__ int lane_g() { return (int)(threadIdx.x & 31) >> 2; }
 __device__ __forceinline__ int lane_t() { return (int)(threadIdx.x & 3); }
+
+/* Fragments out of shared-memory tiles (row stride kLd; the stride keeps each half-warp's 16
+ * loads on distinct banks). load_a: A(m, k) = p[m kLd + k]; load_at: A(m, k) = p[k kLd + m], the
+ * transpose of a stored tile; load_b: B(k, n) = p[k kLd + n]. p points at the fragment's corner. */
+__device__ __forceinline__ void load_a(double (&a)[4], const double *p) {
+  const int g = lane_g(), t = lane_t();
+#pragma unroll
+  for (int i = 0; i < 4; i++) a[i] = p[(g + 8 * (i % 2)) * kLd + t + 4 * (i / 2)];
+}
+__device__ __forceinline__ void load_at(double (&a)[4], const double *p) {
+  const int g = lane_g(), t = lane_t();
+#pragma unroll
+  for (int i = 0; i < 4; i++) a[i] = p[(t + 4 * (i / 2)) * kLd + g + 8 * (i % 2)];
+}
+__device__ __forceinline__ void load_b(double (&b)[2], const double *p) {
+  const int g = lane_g(), t = lane_t();
+  b[0] = p[t * kLd + g], b[1] = p[(t + 4) * kLd + g];
+}
 
 /* Issues the asynchronous copy (cp.async) of rows [r0, r0 + nr) of a tight n x w block (w <=
  * 32) into a 32-row tile; rows >= nr are zero-filled, columns >= w are not touched (zero from
@@ -113,69 +144,80 @@ __device__ __forceinline__ int tile_rows(int64_t n, int64_t t) {
   return (int)(n - t * kRows < kRows ? n - t * kRows : kRows);
 }
 
-/* c[ct] (column tiles ct < 4 with ct*8 < q) += A (row tile rt, kdim columns) * B (kdim x 32):
- * one A fragment per k step feeds four independent accumulators. */
-__device__ __forceinline__ void row_mma(double (&c)[4][2], const double *As, const double *Bs,
-                                        int rt, int kdim, int q) {
-  const double *ap = As + (rt * 8 + lane_g()) * kLd + lane_t();
-  const double *bp = Bs + lane_t() * kLd + lane_g();
+/* c[j] += A (rows 16 mt to 16 mt + 15, kdim columns) B (kdim x 32) on the column tiles nt0 + j
+ * (j < 2, only those with 8 (nt0 + j) < q): one A fragment per k step feeds both. */
+__device__ __forceinline__ void row_mma(double (&c)[2][4], const double *As, const double *Bs,
+                                        int mt, int nt0, int kdim, int q) {
 #pragma unroll
-  for (int k0 = 0; k0 < kW; k0 += 4) {
+  for (int k0 = 0; k0 < kW; k0 += 8) {
     if (k0 >= kdim) break;
-    const double a = ap[k0];
+    double a[4];
+    load_a(a, As + mt * 16 * kLd + k0);
 #pragma unroll
-    for (int ct = 0; ct < 4; ct++)
-      if (ct * 8 < q) dmma(c[ct], a, bp[k0 * kLd + ct * 8]);
+    for (int j = 0; j < 2; j++) {
+      if ((nt0 + j) * 8 >= q) continue;
+      double b[2];
+      load_b(b, Bs + k0 * kLd + (nt0 + j) * 8);
+      dmma(c[j], a, b);
+    }
   }
 }
 
-/* The upper triangle of a 4 x 4 grid of 8 x 8 tiles (mt <= nt), in a fixed order: symmetric
- * Gram matrices (P^T P, Z^T Z) are summed there only and mirrored on the host. Warp w takes
- * tiles w and w + 8. */
-__device__ __forceinline__ void upper_tile(int i, int &mt, int &nt) {
-  mt = i < 4 ? 0 : i < 7 ? 1 : i < 9 ? 2 : 3;
-  nt = i - (mt == 0 ? 0 : mt == 1 ? 3 : mt == 2 ? 5 : 6);
-}
-
-/* row[nt] += A^T B over the 32 rows of the tiles, for row tile mt of A and the column tiles
- * nt*8 < q of B; the left fragments are A^T's, A(k0 + t, mt*8 + g). */
-__device__ __forceinline__ void gram_row(double (&row)[4][2], const double *As, const double *Bs,
-                                         int mt, int q) {
-  const int g = lane_g(), t = lane_t();
+/* row[j] += A^T B over the 32 rows of the tiles, on output rows 16 mt to 16 mt + 15 (columns of
+ * A, only if 16 mt < p) and the column tiles nt0 + j of B (8 (nt0 + j) < q). */
+__device__ __forceinline__ void gram_row(double (&row)[2][4], const double *As, const double *Bs,
+                                         int mt, int nt0, int p, int q) {
+  if (mt * 16 >= p) return;
 #pragma unroll
-  for (int k0 = 0; k0 < kRows; k0 += 4) {
-    const double a = As[(k0 + t) * kLd + mt * 8 + g];
+  for (int k0 = 0; k0 < kRows; k0 += 8) {
+    double a[4];
+    load_at(a, As + k0 * kLd + mt * 16);
 #pragma unroll
-    for (int nt = 0; nt < 4; nt++)
-      if (nt * 8 < q) dmma(row[nt], a, Bs[(k0 + t) * kLd + nt * 8 + g]);
+    for (int j = 0; j < 2; j++) {
+      if ((nt0 + j) * 8 >= q) continue;
+      double b[2];
+      load_b(b, Bs + k0 * kLd + (nt0 + j) * 8);
+      dmma(row[j], a, b);
+    }
   }
 }
 
-/* sym[i] += B^T B on the upper tiles u0, u1 (u < 0: none; only tiles below q). */
-__device__ __forceinline__ void gram_sym(double (&sym)[2][2], const double *Bs, int q, int u0,
-                                         int u1) {
-  const int g = lane_g(), t = lane_t();
-  int um0 = 0, un0 = 0, um1 = 0, un1 = 0; /* column offsets of the upper tiles */
-  if (u0 >= 0) upper_tile(u0, um0, un0), um0 *= 8, un0 *= 8;
-  if (u1 >= 0) upper_tile(u1, um1, un1), um1 *= 8, un1 *= 8;
-  const bool do0 = u0 >= 0 && un0 < q, do1 = u1 >= 0 && un1 < q;
+/* The 16 x 8 tiles (mt, nt) of a 32 x 32 symmetric Gram that hold its upper triangle: row tile 0
+ * with every column tile, row tile 1 with column tiles 2 and 3. Symmetric Grams (P^T P, Z^T Z)
+ * are summed there only and mirrored on the host (unpack_sym). Warp w < 6 takes tile w. */
+constexpr int kSymTiles = 6;
+__device__ __forceinline__ void upper_tile(int u, int &mt, int &nt) {
+  mt = u < 4 ? 0 : 1;
+  nt = u < 4 ? u : u - 2;
+}
+
+/* sym += B^T B on upper tile u (none if u >= kSymTiles or the tile lies past column q). */
+__device__ __forceinline__ void gram_sym(double (&sym)[4], const double *Bs, int q, int u) {
+  if (u >= kSymTiles) return;
+  int mt, nt;
+  upper_tile(u, mt, nt);
+  if (nt * 8 >= q) return;
 #pragma unroll
-  for (int k0 = 0; k0 < kRows; k0 += 4) {
-    const double *br = Bs + (k0 + t) * kLd + g;
-    if (do0) dmma(sym[0], br[um0], br[un0]);
-    if (do1) dmma(sym[1], br[um1], br[un1]);
+  for (int k0 = 0; k0 < kRows; k0 += 8) {
+    double a[4], b[2];
+    load_at(a, Bs + k0 * kLd + mt * 16);
+    load_b(b, Bs + k0 * kLd + nt * 8);
+    dmma(sym, a, b);
   }
 }
 
-/* Writes an 8 x 8 accumulator tile (mt, nt) into a 32 x 32 partial Gram (ld 32). */
-__device__ __forceinline__ void store_acc(double *G, const double (&d)[2], int mt, int nt) {
-  *(double2 *)(G + (mt * 8 + lane_g()) * kW + nt * 8 + 2 * lane_t()) = make_double2(d[0], d[1]);
+/* Writes a 16 x 8 accumulator tile (mt, nt) into a 32 x 32 matrix of row stride ld. */
+__device__ __forceinline__ void store_acc(double *G, int ld, const double (&d)[4], int mt, int nt) {
+  double *p = G + (mt * 16 + lane_g()) * ld + nt * 8 + 2 * lane_t();
+  *(double2 *)p = make_double2(d[0], d[1]);
+  *(double2 *)(p + 8 * ld) = make_double2(d[2], d[3]);
 }
 
 /* ---- G = P^T Q, PP = P^T P, PR = P^T R ------------------------------------------------------ */
 /* partials per CTA: [P^T Q | P^T P (upper tiles) | P^T R], 3 * kGram doubles. Warp w: row tile
- * w % 4 of P^T Q (w < 4) or P^T R (w >= 4), and its upper tiles of P^T P. Tiles are
- * double-buffered: the next tile's copy is in flight while this one is summed. */
+ * (w % 4) / 2 and column tiles 2 (w % 2), 2 (w % 2) + 1 of P^T Q (w < 4) or P^T R (w >= 4), and
+ * upper tile w of P^T P. Tiles are double-buffered: the next tile's copy is in flight while this
+ * one is summed. */
 constexpr int kGramBuf = 3 * kTile;
 constexpr size_t kGramShared = sizeof(double) * 2 * kGramBuf;
 
@@ -187,9 +229,10 @@ __global__ __launch_bounds__(kThreads, 3) void bcg_gram_kernel(int64_t n, int s,
   extern __shared__ __align__(128) double sm[];
   zero_shared(sm, 2 * kGramBuf);
   __syncthreads();
-  const int warp = (int)(threadIdx.x >> 5), mt = warp & 3, isr = warp >> 2;
-  double row[4][2] = {{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}};
-  double sym[2][2] = {{0.0, 0.0}, {0.0, 0.0}};
+  const int warp = (int)(threadIdx.x >> 5), isr = warp >> 2;
+  const int mt = (warp & 3) >> 1, nt0 = 2 * (warp & 1);
+  double row[2][4] = {{0.0, 0.0, 0.0, 0.0}, {0.0, 0.0, 0.0, 0.0}};
+  double sym[4] = {0.0, 0.0, 0.0, 0.0};
   const int64_t ntiles = (n + kRows - 1) / kRows;
   int64_t t = blockIdx.x;
   if (t < ntiles) {
@@ -213,27 +256,25 @@ __global__ __launch_bounds__(kThreads, 3) void bcg_gram_kernel(int64_t n, int s,
     __syncthreads();
     const double *Ps = sm + b * kGramBuf, *Qs = Ps + kTile, *Rs = Qs + kTile;
     /* P^T Q or P^T R: right operand Q or R; P^T P: its own tiles of P (as "B^T B" with B = P) */
-    gram_sym(sym, Ps, s, warp, warp + 8 < 10 ? warp + 8 : -1); /* P^T P */
-    if (mt * 8 < s) gram_row(row, Ps, isr ? Rs : Qs, mt, isr ? m : s);
+    gram_sym(sym, Ps, s, warp); /* P^T P */
+    gram_row(row, Ps, isr ? Rs : Qs, mt, nt0, s, isr ? m : s);
     __syncthreads(); /* the buffer is refilled by the next iteration */
   }
   double *pp = part + (int64_t)blockIdx.x * 3 * kGram;
-#pragma unroll
-  for (int nt = 0; nt < 4; nt++) store_acc(pp + (isr ? 2 : 0) * kGram, row[nt], mt, nt);
-  int um, un;
-  upper_tile(warp, um, un);
-  store_acc(pp + kGram, sym[0], um, un);
-  if (warp + 8 < 10) {
-    upper_tile(warp + 8, um, un);
-    store_acc(pp + kGram, sym[1], um, un);
+  store_acc(pp + (isr ? 2 : 0) * kGram, kW, row[0], mt, nt0);
+  store_acc(pp + (isr ? 2 : 0) * kGram, kW, row[1], mt, nt0 + 1);
+  if (warp < kSymTiles) {
+    int um, un;
+    upper_tile(warp, um, un);
+    store_acc(pp + kGram, kW, sym, um, un);
   }
 }
 
 /* ---- X += P C, R -= Q C, Z = dinv R, Grams ------------------------------------------------ */
 /* partials per CTA: [Q^T Z | P^T Z | Z^T Z (upper tiles) | column sums of R^2], kUpdPart
  * doubles. Double-buffered tiles of P, Q, X, R and dinv; Z and C single. Warp w owns row tile
- * w % 4 of X and of Q^T Z (w < 4), or of R and of P^T Z (w >= 4), and its upper tiles of
- * Z^T Z. */
+ * (w % 4) / 2 and column tiles 2 (w % 2), 2 (w % 2) + 1 of X and of Q^T Z (w < 4), or of R and of
+ * P^T Z (w >= 4), and upper tile w of Z^T Z. */
 constexpr int kUpdPart = 3 * kGram + kW;
 constexpr int kUpdBuf = 4 * kTile + kRows;
 constexpr size_t kUpdShared = sizeof(double) * (2 * kUpdBuf + kTile + kCoef);
@@ -267,10 +308,10 @@ __global__ __launch_bounds__(kThreads, 2) void bcg_update_kernel(
   zero_shared(sm, 2 * kUpdBuf + kTile + kCoef);
   __syncthreads();
   if (s > 0) load_coef(Cs, C, s, m);
-  const int tid = (int)threadIdx.x, warp = tid >> 5, rt = warp & 3, isr = warp >> 2;
-  const int u1 = warp + 8 < 10 ? warp + 8 : -1; /* second upper tile of Z^T Z */
-  double row[4][2] = {{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}};
-  double sym[2][2] = {{0.0, 0.0}, {0.0, 0.0}};
+  const int tid = (int)threadIdx.x, warp = tid >> 5, isr = warp >> 2;
+  const int mt = (warp & 3) >> 1, nt0 = 2 * (warp & 1);
+  double row[2][4] = {{0.0, 0.0, 0.0, 0.0}, {0.0, 0.0, 0.0, 0.0}};
+  double sym[4] = {0.0, 0.0, 0.0, 0.0};
   double nrm = 0.0; /* column tid % 32, rows tid / 32 + 8 i */
   const int64_t ntiles = (n + kRows - 1) / kRows;
   int64_t t = blockIdx.x;
@@ -287,14 +328,18 @@ __global__ __launch_bounds__(kThreads, 2) void bcg_update_kernel(
     const int64_t r0 = t * kRows;
     const int nr = tile_rows(n, t);
     if (s > 0) { /* X += P C (warps 0-3), R -= Q C (warps 4-7) */
-      double c[4][2] = {{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}};
-      row_mma(c, isr ? Qs : Ps, Cs, rt, s, m);
-      double *y = (isr ? Rs : Xs) + (rt * 8 + lane_g()) * kLd + 2 * lane_t();
+      double c[2][4] = {{0.0, 0.0, 0.0, 0.0}, {0.0, 0.0, 0.0, 0.0}};
+      row_mma(c, isr ? Qs : Ps, Cs, mt, nt0, s, m);
+      const double sg = isr ? -1.0 : 1.0;
+      double *y = (isr ? Rs : Xs) + (mt * 16 + lane_g()) * kLd + nt0 * 8 + 2 * lane_t();
 #pragma unroll
-      for (int ct = 0; ct < 4; ct++) {
-        if (ct * 8 >= m) continue;
-        y[ct * 8] = isr ? y[ct * 8] - c[ct][0] : y[ct * 8] + c[ct][0];
-        y[ct * 8 + 1] = isr ? y[ct * 8 + 1] - c[ct][1] : y[ct * 8 + 1] + c[ct][1];
+      for (int j = 0; j < 2; j++) {
+        if ((nt0 + j) * 8 >= m) continue;
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+          double *yi = y + 8 * (i / 2) * kLd + j * 8 + i % 2;
+          *yi = fma(sg, c[j][i], *yi);
+        }
       }
       __syncthreads();
     }
@@ -308,22 +353,20 @@ __global__ __launch_bounds__(kThreads, 2) void bcg_update_kernel(
       }
     }
     __syncthreads();
-    if (rt * 8 < s) gram_row(row, isr ? Ps : Qs, Zs, rt, m);
-    gram_sym(sym, Zs, m, warp, u1);
+    gram_row(row, isr ? Ps : Qs, Zs, mt, nt0, s, m);
+    gram_sym(sym, Zs, m, warp);
     if (s > 0) store_tile(X, Xs, r0, nr, m);
     store_tile(R, Rs, r0, nr, m);
     store_tile(Z, Zs, r0, nr, m);
     __syncthreads(); /* the buffer and Zs are refilled by the next iteration */
   }
   double *pp = part + (int64_t)blockIdx.x * kUpdPart;
-#pragma unroll
-  for (int nt = 0; nt < 4; nt++) store_acc(pp + isr * kGram, row[nt], rt, nt);
-  int um, un;
-  upper_tile(warp, um, un);
-  store_acc(pp + 2 * kGram, sym[0], um, un);
-  if (u1 >= 0) {
-    upper_tile(u1, um, un);
-    store_acc(pp + 2 * kGram, sym[1], um, un);
+  store_acc(pp + isr * kGram, kW, row[0], mt, nt0);
+  store_acc(pp + isr * kGram, kW, row[1], mt, nt0 + 1);
+  if (warp < kSymTiles) {
+    int um, un;
+    upper_tile(warp, um, un);
+    store_acc(pp + 2 * kGram, kW, sym, um, un);
   }
   Zs[tid] = nrm; /* Zs is free: the column sums of squares, in a fixed order */
   __syncthreads();
@@ -335,8 +378,7 @@ __global__ __launch_bounds__(kThreads, 2) void bcg_update_kernel(
 }
 
 /* ---- Y = X1 C1 + X2 C2 ----------------------------------------------------------------------- */
-/* Double-buffered X1, X2 tiles; warp w owns row tile w / 2, column tiles 2 (w % 2) and
- * 2 (w % 2) + 1. */
+/* Double-buffered X1, X2 tiles; warp w owns the 16 x 8 output tile (w / 4, w % 4). */
 constexpr int kGemm2Buf = 2 * kTile;
 constexpr size_t kGemm2Shared = sizeof(double) * (2 * kGemm2Buf + kTile + 2 * kCoef);
 
@@ -349,7 +391,7 @@ __global__ __launch_bounds__(kThreads) void gemm2_kernel(
   __syncthreads();
   load_coef(C1s, C1, p1, q);
   if (p2 > 0) load_coef(C2s, C2, p2, q);
-  const int warp = (int)(threadIdx.x >> 5), rt = warp >> 1, ct0 = 2 * (warp & 1);
+  const int warp = (int)(threadIdx.x >> 5), mt = warp >> 2, nt = warp & 3;
   const int64_t ntiles = (n + kRows - 1) / kRows;
   int64_t t = blockIdx.x;
   if (t < ntiles) {
@@ -369,27 +411,26 @@ __global__ __launch_bounds__(kThreads) void gemm2_kernel(
     __pipeline_commit();
     __pipeline_wait_prior(1);
     __syncthreads();
-    const double *As = sm + b * kGemm2Buf;
-    double c[2][2] = {{0.0, 0.0}, {0.0, 0.0}};
-    const double *bp1 = C1s + lane_t() * kLd + lane_g(), *bp2 = C2s + lane_t() * kLd + lane_g();
-    const double *ap1 = As + (rt * 8 + lane_g()) * kLd + lane_t(), *ap2 = ap1 + kTile;
-    if (ct0 * 8 < q) {
+    const double *X1s = sm + b * kGemm2Buf, *X2s = X1s + kTile;
+    if (nt * 8 < q) {
+      double c[4] = {0.0, 0.0, 0.0, 0.0};
 #pragma unroll
-      for (int k0 = 0; k0 < kW; k0 += 4) {
+      for (int k0 = 0; k0 < kW; k0 += 8) {
+        double a[4], bb[2];
         if (k0 < p1) {
-          const double a = ap1[k0];
-          dmma(c[0], a, bp1[k0 * kLd + ct0 * 8]);
-          if ((ct0 + 1) * 8 < q) dmma(c[1], a, bp1[k0 * kLd + (ct0 + 1) * 8]);
+          load_a(a, X1s + mt * 16 * kLd + k0);
+          load_b(bb, C1s + k0 * kLd + nt * 8);
+          dmma(c, a, bb);
         }
         if (k0 < p2) {
-          const double a = ap2[k0];
-          dmma(c[0], a, bp2[k0 * kLd + ct0 * 8]);
-          if ((ct0 + 1) * 8 < q) dmma(c[1], a, bp2[k0 * kLd + (ct0 + 1) * 8]);
+          load_a(a, X2s + mt * 16 * kLd + k0);
+          load_b(bb, C2s + k0 * kLd + nt * 8);
+          dmma(c, a, bb);
         }
       }
-      double *y = Ys + (rt * 8 + lane_g()) * kLd + ct0 * 8 + 2 * lane_t();
-      y[0] = c[0][0], y[1] = c[0][1];
-      y[8] = c[1][0], y[9] = c[1][1];
+      double *y = Ys + (mt * 16 + lane_g()) * kLd + nt * 8 + 2 * lane_t();
+      y[0] = c[0], y[1] = c[1];
+      y[8 * kLd] = c[2], y[8 * kLd + 1] = c[3];
     }
     __syncthreads();
     store_tile(Y, Ys, t * kRows, tile_rows(n, t), q);
@@ -451,11 +492,12 @@ void unpack(const double *g, int64_t p, int64_t q, double *out) {
   for (int64_t a = 0; a < p; a++) memcpy(out + a * q, g + a * kW, sizeof(double) * (size_t)q);
 }
 
-/* The same for a symmetric Gram summed on its upper tiles only (mt <= nt): entries below the
- * diagonal tiles come from their mirror. */
+/* The same for a symmetric Gram summed on its upper 16 x 8 tiles only (upper_tile): the entries
+ * of rows 16-31 in columns 0-15 come from their mirror. */
 void unpack_sym(const double *g, int64_t p, double *out) {
   for (int64_t a = 0; a < p; a++)
-    for (int64_t b = 0; b < p; b++) out[a * p + b] = a / 8 <= b / 8 ? g[a * kW + b] : g[b * kW + a];
+    for (int64_t b = 0; b < p; b++)
+      out[a * p + b] = a < 16 || b >= 16 ? g[a * kW + b] : g[b * kW + a];
 }
 
 /* Uploads `count` doubles from pageable host memory into ws_small at offset `off` (doubles);
