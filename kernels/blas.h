@@ -84,15 +84,21 @@ typedef struct coal_blas_ops {
   /* One pass: X += P C, R -= Q C, Z = dinv .* R (dinv == NULL: Z = R), then from the updated
    * R and Z: nrm2[j] = sum_i R_ij^2 (m), QZ = Q^T Z and PZ = P^T Z (s x m), ZZ = Z^T Z (m x m). P,
    * Q n x s; X, R, Z n x m; C s x m (host). s == 0: no update (P, Q, C unused). Z overlaps none of
-   * the others. Traffic: read P, Q, X, R, dinv; write X, R, Z. */
+   * the others. keep_z == 0: the caller does not need Z (bcg_dir recomputes it from R), and Z is
+   * scratch whose contents are unspecified on return (the fused path does not write it, the
+   * pass-by-pass path of wide blocks does). Traffic: read P, Q, X, R, dinv; write X, R and, if
+   * kept, Z. */
   coal_status (*bcg_update)(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
                             const double *Q, const double *C, double *X, double *R,
-                            const double *dinv, double *Z, double *nrm2, double *QZ, double *PZ,
-                            double *ZZ);
-  /* Y = X1 C1 + X2 C2: X1 n x p1, X2 n x p2 (p2 == 0: X2 and C2 unused), Y n x q; C1 p1 x q and
-   * C2 p2 x q on the host. Y overlaps neither X1 nor X2. Traffic: read X1, X2; write Y. */
-  coal_status (*gemm2)(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int64_t q, const double *X1,
-                       const double *C1, const double *X2, const double *C2, double *Y);
+                            const double *dinv, double *Z, int keep_z, double *nrm2, double *QZ,
+                            double *PZ, double *ZZ);
+  /* The next search block, one pass: Y = diag(d) X1 C1 + X2 C2 (d == NULL: X1 C1 + X2 C2) and,
+   * when YY is not NULL, YY = Y^T Y (q x q) and YX = Y^T X1 (q x p1, X1 unscaled). X1 n x p1,
+   * d n, X2 n x p2 (p2 == 0: X2 and C2 unused), Y n x q; C1 p1 x q and C2 p2 x q on the host. Y
+   * overlaps neither X1 nor X2. Traffic: read X1, d, X2; write Y. */
+  coal_status (*bcg_dir)(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int64_t q,
+                         const double *X1, const double *d, const double *C1, const double *X2,
+                         const double *C2, double *Y, double *YY, double *YX);
 } coal_blas_ops;
 
 extern const coal_blas_ops coal_blas_host;

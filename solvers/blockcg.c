@@ -3,27 +3,29 @@
  * dependent residual columns shrink the block instead of making P^T A P singular.
  *
  * Blocks are n x m row-major with tight leading dimension; ka active columns, s directions.
- * One iteration is four passes over the blocks and two host round trips:
- *   1. bcg_update: X += P alpha, R -= Q alpha, Z = M^-1 R, the column norms of R and the Grams
- *      Q^T Z, P^T Z, Z^T Z, in one pass (R stays orthogonal to every P so far).
+ * With no preconditioner or Jacobi (M^-1 = diag(dinv)), one iteration is four passes over the
+ * blocks and three host round trips:
+ *   1. bcg_update: X += P alpha, R -= Q alpha, Z = M^-1 R (not stored), the column norms of R
+ *      and the Grams Q^T Z, P^T Z, Z^T Z, in one pass (R stays orthogonal to every P so far).
  *      Converged columns are written to the caller's X and leave the block (the Krylov space
  *      is kept: each remaining column is still orthogonal to all earlier directions).
  *   host: beta = -G^-1 (Q^T Z); the new search block W = Z + P beta is never formed: its Gram
  *      W^T W = Z^T Z + (P^T Z)^T beta + beta^T (P^T Z) + beta^T (P^T P) beta comes from the
  *      Grams above, and its pivoted Cholesky gives T (ka x r, dependent directions dropped).
- *   2. gemm2: P = Z T + P (beta T) = W T, orthonormal, rank r.
+ *   2. bcg_dir: P = (M^-1 R) T + P (beta T) = W T, orthonormal, rank r, with P^T P (keeps the
+ *      W^T W formula exact when P is orthonormal only to rounding) and H = P^T R.
  *   3. SpMM: Q = A P.
- *   4. bcg_gram: G = P^T Q, P^T P (keeps the W^T W formula exact when P is orthonormal only
- *      to rounding) and H = P^T R, in one pass.
+ *   4. gram: G = P^T Q.
  *   host: G = L L^T; alpha = G^-1 H.
  * H is measured, not taken as T^T (Z^T R) (equal in exact arithmetic since the old P is
  * orthogonal to R): T grows like the inverse of W's smallest kept singular value, and with 32
  * columns on 1138_bus that form lost enough accuracy to diverge, where the measured H takes
  * the 33 iterations of the explicit method.
- * Traffic per iteration in blocks of n x k doubles: update 7 (read P, Q, X, R; write X, R, Z),
- * gemm2 3, SpMM 2 + the matrix, gram 3: 15, against 21 for the same steps as separate
- * cuBLAS products (bench/RESULTS.md). A user preconditioner takes the same steps with the
- * update split around its call. */
+ * Traffic per iteration in blocks of n x k doubles: update 6 (read P, Q, X, R; write X, R),
+ * bcg_dir 3 (read R, P; write P), SpMM 2 + the matrix, gram 2: 13, against 21 for the same
+ * steps as separate cuBLAS products (bench/RESULTS.md). A user preconditioner needs Z stored:
+ * the update is split around its call, bcg_dir reads Z, and bcg_gram forms P^T Q, P^T P and
+ * P^T R after the SpMM (15 blocks). */
 #include "dense.h"
 #include "solver_impl.h"
 
@@ -31,7 +33,7 @@
 #include <string.h>
 
 typedef struct {
-  double *Xa, *R, *Z, *Sp, *P, *Q; /* backend blocks, n x k each */
+  double *Xa, *R, *Z, *Sp, *P, *Q; /* backend blocks, n x k each (Z: user preconditioner only) */
   /* host, k x k each unless noted: L = chol(P^T Q), PP = P^T P, QZ, PZ (s x ka), ZZ
    * (ka x ka), H (s x ka: P^T R, then alpha), Bt (beta, s x ka), WW, T (ka x r, ld ka), Tt (T
    * tight), BT (beta T, s x r), work (2k^2 + 2k) */
@@ -108,7 +110,7 @@ static coal_status retire(coal_solver S, bcg_work *w, coal_bvec X, int64_t ka, i
                            X->layout, X->ld, w->gone_to));
   if (!ngone || !nkeep) return COAL_SUCCESS;
   double **blocks[] = {&w->Xa, &w->R, &w->Z};
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < (S->pc == COAL_PC_USER ? 3 : 2); i++) { /* Z is kept for a user pc only */
     COAL_CALL(b->copy_cols(ctx, S->n, nkeep, *blocks[i], COAL_ROW_MAJOR, ka, w->keep, w->Sp,
                            COAL_ROW_MAJOR, nkeep, NULL));
     swap(blocks[i], &w->Sp);
@@ -170,15 +172,15 @@ static void compact_small(bcg_work *w, int64_t s, int64_t ka, int nkeep) {
       w->ZZ[a * nkeep + b] = w->ZZ[(int64_t)w->keep[a] * ka + w->keep[b]];
 }
 
-/* X += P alpha, R -= Q alpha, Z = M^-1 R with the norms and Grams of bcg_update; a user
- * preconditioner splits the pass around its call. */
+/* X += P alpha, R -= Q alpha, Z = M^-1 R with the norms and Grams of bcg_update (Z not kept: the
+ * block is scratch); a user preconditioner splits the pass around its call and keeps Z. */
 static coal_status update(coal_solver S, bcg_work *w, int64_t s, int64_t ka) {
   coal_ctx ctx = S->ctx;
   const coal_blas_ops *b = coal_blas(ctx);
   int64_t n = S->n;
   if (S->pc != COAL_PC_USER)
-    return b->bcg_update(ctx, n, s, ka, w->P, w->Q, w->H, w->Xa, w->R, S->dinv, w->Z, w->nrm, w->QZ,
-                         w->PZ, w->ZZ);
+    return b->bcg_update(ctx, n, s, ka, w->P, w->Q, w->H, w->Xa, w->R, S->dinv, w->Z, 0, w->nrm,
+                         w->QZ, w->PZ, w->ZZ);
   if (s > 0) {
     COAL_CALL(b->gemm(ctx, n, s, ka, 1.0, w->P, s, w->H, ka, 1.0, w->Xa, ka));
     COAL_CALL(b->gemm(ctx, n, s, ka, -1.0, w->Q, s, w->H, ka, 1.0, w->R, ka));
@@ -257,13 +259,22 @@ coal_status coal_blockcg_solve(coal_solver S, coal_bvec B, coal_bvec X) {
     for (int64_t a = 0; a < ka; a++)
       memcpy(w.Tt + a * rank, w.T + a * ka, sizeof(double) * (size_t)rank);
     if (s > 0) dense_ab((int)s, (int)ka, rank, w.Bt, (int)ka, w.Tt, rank, w.BT, rank);
-    COAL_CALL_GOTO(st, b->gemm2(ctx, n, ka, s, rank, w.Z, w.Tt, w.P, w.BT, w.Sp), done);
+    const int user = S->pc == COAL_PC_USER;
+    if (user) /* P^T P and H = P^T R after the SpMM */
+      st = b->bcg_dir(ctx, n, ka, s, rank, w.Z, NULL, w.Tt, w.P, w.BT, w.Sp, NULL, NULL);
+    else
+      st = b->bcg_dir(ctx, n, ka, s, rank, w.R, S->dinv, w.Tt, w.P, w.BT, w.Sp, w.PP, w.H);
+    if (st) goto done;
     swap(&w.P, &w.Sp);
     s = rank;
 
     /* Q = A P; G = P^T Q = L L^T; alpha = G^-1 H */
     COAL_CALL_GOTO(st, block_spmm(S, 1.0, w.P, 0.0, w.Q, s), done);
-    COAL_CALL_GOTO(st, b->bcg_gram(ctx, n, s, ka, w.P, w.Q, w.R, w.L, w.PP, w.H), done);
+    if (user)
+      st = b->bcg_gram(ctx, n, s, ka, w.P, w.Q, w.R, w.L, w.PP, w.H);
+    else
+      st = b->gram(ctx, n, s, s, w.P, s, w.Q, s, w.L, s);
+    if (st) goto done;
     coal_dense_symmetrize((int)s, w.L, (int)s);
     if (coal_dense_cholesky((int)s, w.L, (int)s)) {
       int nan = 0;

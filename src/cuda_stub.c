@@ -122,16 +122,18 @@ static coal_status nc_bcg_gram(coal_ctx ctx, int64_t n, int64_t s, int64_t m, co
 }
 static coal_status nc_bcg_update(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
                                  const double *Q, const double *C, double *X, double *R,
-                                 const double *dinv, double *Z, double *nrm2, double *QZ,
-                                 double *PZ, double *ZZ) {
+                                 const double *dinv, double *Z, int keep_z, double *nrm2,
+                                 double *QZ, double *PZ, double *ZZ) {
   (void)n, (void)s, (void)m, (void)P, (void)Q, (void)C, (void)X, (void)R, (void)dinv, (void)Z;
+  (void)keep_z;
   (void)nrm2, (void)QZ, (void)PZ, (void)ZZ;
   return NC(ctx);
 }
-static coal_status nc_gemm2(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int64_t q,
-                            const double *X1, const double *C1, const double *X2, const double *C2,
-                            double *Y) {
-  (void)n, (void)p1, (void)p2, (void)q, (void)X1, (void)C1, (void)X2, (void)C2, (void)Y;
+static coal_status nc_bcg_dir(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int64_t q,
+                              const double *X1, const double *d, const double *C1, const double *X2,
+                              const double *C2, double *Y, double *YY, double *YX) {
+  (void)n, (void)p1, (void)p2, (void)q, (void)X1, (void)d, (void)C1, (void)X2, (void)C2, (void)Y;
+  (void)YY, (void)YX;
   return NC(ctx);
 }
 
@@ -146,7 +148,7 @@ const coal_blas_ops coal_blas_cuda = {
     .cg_update_p = nc_cg_p,
     .bcg_gram = nc_bcg_gram,
     .bcg_update = nc_bcg_update,
-    .gemm2 = nc_gemm2,
+    .bcg_dir = nc_bcg_dir,
 };
 
 /* ---- sparse x sparse products (kernels/spgemm.h) ---------------------------------------- */

@@ -490,8 +490,9 @@ static double arr_diff(const double *got, const double *ref, int64_t count) {
   return d / m;
 }
 
-/* bcg_update, bcg_gram and gemm2 against the host twins, outputs poisoned with NaN. Gram
- * entries are compared relative to the largest entry of their matrix (sums of n products). */
+/* bcg_update (Z stored or not), bcg_gram and bcg_dir (with and without its Grams) against the
+ * host twins, outputs poisoned with NaN. Gram entries are compared relative to the largest
+ * entry of their matrix (sums of n products). */
 static void t_bcg(int64_t n, int64_t s, int64_t m, int use_d) {
   const int64_t ns = n * s, nm = n * m;
   double *P = rblock(n, s), *Q = rblock(n, s), *C = rblock(s, m), *X = rblock(n, m);
@@ -506,10 +507,12 @@ static void t_bcg(int64_t n, int64_t s, int64_t m, int use_d) {
     nrm[b] = nblock(m);
   }
   const double *dh = use_d ? d : NULL, *ddv = use_d ? dd : NULL;
-  CHECK_OK(H, HB->bcg_update(H, n, s, m, P, Q, C, X, R, dh, Zh, nrm[0], out[0][0], out[0][1],
+  CHECK_OK(H, HB->bcg_update(H, n, s, m, P, Q, C, X, R, dh, Zh, 1, nrm[0], out[0][0], out[0][1],
                              out[0][2]));
-  CHECK_OK(D, DB->bcg_update(D, n, s, m, Pd, Qd, C, Xd, Rd, ddv, Zd, nrm[1], out[1][0], out[1][1],
-                             out[1][2]));
+  /* keep_z == 0: Z is scratch, which the fused path (widths <= 32) leaves untouched */
+  const int keep_z = (int)((n + s + m + use_d) & 1), fused = s <= 32 && m <= 32;
+  CHECK_OK(D, DB->bcg_update(D, n, s, m, Pd, Qd, C, Xd, Rd, ddv, Zd, keep_z, nrm[1], out[1][0],
+                             out[1][1], out[1][2]));
   double *g = hmalloc((size_t)(nm > 0 ? nm : 1));
   double e = 0, t;
   down(g, Xd, sizeof(double) * (size_t)nm);
@@ -517,12 +520,14 @@ static void t_bcg(int64_t n, int64_t s, int64_t m, int use_d) {
   down(g, Rd, sizeof(double) * (size_t)nm);
   if ((t = arr_diff(g, R, nm)) > e) e = t;
   down(g, Zd, sizeof(double) * (size_t)nm);
-  if ((t = arr_diff(g, Zh, nm)) > e) e = t;
+  if (keep_z && (t = arr_diff(g, Zh, nm)) > e) e = t;
+  for (int64_t i = 0; i < nm && !keep_z && fused; i++)
+    if (!isnan(g[i])) e = INFINITY;
   double eg = arr_diff(nrm[1], nrm[0], m);
   for (int c = 0; c < 3; c++)
     if ((t = arr_diff(out[1][c], out[0][c], c < 2 ? s * m : m * m)) > eg) eg = t;
-  CHECK(e <= TOL && eg <= TOL, "bcg_update n=%lld s=%lld m=%lld d=%d: blocks %.3g, sums %.3g",
-        (long long)n, (long long)s, (long long)m, use_d, e, eg);
+  CHECK(e <= TOL && eg <= TOL, "bcg_update n=%lld s=%lld m=%lld d=%d Z=%d: blocks %.3g, sums %.3g",
+        (long long)n, (long long)s, (long long)m, use_d, keep_z, e, eg);
 
   /* bcg_gram on P, Q, R */
   double *G[2] = {nblock(s * s), nblock(s * s)}, *PP[2] = {nblock(s * s), nblock(s * s)};
@@ -535,26 +540,32 @@ static void t_bcg(int64_t n, int64_t s, int64_t m, int use_d) {
   CHECK(eg <= TOL, "bcg_gram n=%lld s=%lld m=%lld: %.3g", (long long)n, (long long)s, (long long)m,
         eg);
 
-  /* gemm2: Y = X C1 + P C2 (n x s), and with p2 = 0: Y = X C1 */
+  /* bcg_dir: Y = diag(d) X C1 + P C2 (n x s) with Y^T Y and Y^T X, and with p2 = 0 and no
+   * Grams: Y = diag(d) X C1 */
   double *C1 = rblock(m, s), *C2 = rblock(s, s), *Yh = nblock(ns), *Yd = dcopy(Yh, (size_t)ns);
+  double *YY[2] = {nblock(s * s), nblock(s * s)}, *YX[2] = {nblock(s * m), nblock(s * m)};
   for (int two = 0; two < 2; two++) {
     const int64_t p2 = two ? s : 0;
     for (int64_t i = 0; i < ns; i++) Yh[i] = NAN;
     up(Yd, Yh, sizeof(double) * (size_t)ns);
-    CHECK_OK(H, HB->gemm2(H, n, m, p2, s, X, C1, P, C2, Yh));
-    CHECK_OK(D, DB->gemm2(D, n, m, p2, s, Xd, C1, Pd, C2, Yd));
+    CHECK_OK(H, HB->bcg_dir(H, n, m, p2, s, X, dh, C1, P, C2, Yh, two ? YY[0] : NULL,
+                            two ? YX[0] : NULL));
+    CHECK_OK(D, DB->bcg_dir(D, n, m, p2, s, Xd, ddv, C1, Pd, C2, Yd, two ? YY[1] : NULL,
+                            two ? YX[1] : NULL));
     double *y = hmalloc((size_t)(ns > 0 ? ns : 1));
     down(y, Yd, sizeof(double) * (size_t)ns);
     e = arr_diff(y, Yh, ns);
-    CHECK(e <= TOL, "gemm2 n=%lld p1=%lld p2=%lld q=%lld: %.3g", (long long)n, (long long)m,
-          (long long)p2, (long long)s, e);
+    eg = two ? arr_diff(YY[1], YY[0], s * s) : 0;
+    if (two && (t = arr_diff(YX[1], YX[0], s * m)) > eg) eg = t;
+    CHECK(e <= TOL && eg <= TOL, "bcg_dir n=%lld p1=%lld p2=%lld q=%lld d=%d: %.3g, Grams %.3g",
+          (long long)n, (long long)m, (long long)p2, (long long)s, use_d, e, eg);
     free(y);
   }
   free(P), free(Q), free(C), free(X), free(R), free(d), free(Zh), free(g), free(C1), free(C2);
   free(Yh);
   for (int b = 0; b < 2; b++) {
     for (int c = 0; c < 3; c++) free(out[b][c]);
-    free(nrm[b]), free(G[b]), free(PP[b]), free(PR[b]);
+    free(nrm[b]), free(G[b]), free(PP[b]), free(PR[b]), free(YY[b]), free(YX[b]);
   }
   dfree(Pd), dfree(Qd), dfree(Xd), dfree(Rd), dfree(dd), dfree(Zd), dfree(Yd);
 }

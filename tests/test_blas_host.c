@@ -368,6 +368,7 @@ static double upd_err(int64_t n, int64_t p, int64_t q, const double *Y0, double 
   return worst;
 }
 
+/* bcg_update (Z stored or not), bcg_gram, and bcg_dir with and without its Grams. */
 static void t_bcg(int64_t n, int64_t s, int64_t m, int use_d) {
   double *P = block(RM, n, s, s, 1, 0, 0), *Q = block(RM, n, s, s, 1, 0, 0);
   double *C = block(RM, s, m, m, 1, 0, 0), *X = block(RM, n, m, m, 1, 0, 0);
@@ -378,14 +379,17 @@ static void t_bcg(int64_t n, int64_t s, int64_t m, int use_d) {
   double *Z = block(RM, n, m, m, 0, NAN, NAN), *nrm = block(RM, 1, m, m, 0, NAN, NAN);
   double *QZ = block(RM, s, m, m, 0, NAN, NAN), *PZ = block(RM, s, m, m, 0, NAN, NAN);
   double *ZZ = block(RM, m, m, m, 0, NAN, NAN);
-  CHECK_OK(H, HB->bcg_update(H, n, s, m, P, Q, C, X, R, use_d ? d : NULL, Z, nrm, QZ, PZ, ZZ));
+  const int keep_z = (int)((n + s + m) & 1); /* 0: Z is scratch */
+  CHECK_OK(H,
+           HB->bcg_update(H, n, s, m, P, Q, C, X, R, use_d ? d : NULL, Z, keep_z, nrm, QZ, PZ, ZZ));
   double e = upd_err(n, s, m, X0, 1.0, P, C, X);
   const double er = upd_err(n, s, m, R0, -1.0, Q, C, R);
   if (er > e) e = er;
   for (int64_t i = 0; i < n; i++)
     for (int64_t j = 0; j < m; j++) {
       const double z = (use_d ? d[i] : 1.0) * R[i * m + j];
-      if (Z[i * m + j] != z) e = INFINITY;
+      if (keep_z && Z[i * m + j] != z) e = INFINITY;
+      Z[i * m + j] = z; /* the reference for the Grams */
     }
   for (int64_t j = 0; j < m; j++) {
     long double t = 0;
@@ -397,8 +401,8 @@ static void t_bcg(int64_t n, int64_t s, int64_t m, int use_d) {
   if ((t = gram_err(n, s, m, P, Z, PZ)) > g) g = t;
   if ((t = gram_err(n, m, m, Z, Z, ZZ)) > g) g = t;
   CHECK(e <= TOL && g <= TOL,
-        "bcg_update n=%lld s=%lld m=%lld d=%d: update error %.3g, Gram error %.3g", (long long)n,
-        (long long)s, (long long)m, use_d, e, g);
+        "bcg_update n=%lld s=%lld m=%lld d=%d Z=%d: update error %.3g, Gram error %.3g",
+        (long long)n, (long long)s, (long long)m, use_d, keep_z, e, g);
   /* bcg_gram on the same P, Q */
   double *G = block(RM, s, s, s, 0, NAN, NAN), *PP = block(RM, s, s, s, 0, NAN, NAN);
   double *PR = block(RM, s, m, m, 0, NAN, NAN);
@@ -407,29 +411,38 @@ static void t_bcg(int64_t n, int64_t s, int64_t m, int use_d) {
   if ((t = gram_err(n, s, s, P, P, PP)) > g) g = t;
   if ((t = gram_err(n, s, m, P, R, PR)) > g) g = t;
   CHECK(g <= TOL, "bcg_gram n=%lld s=%lld: error %.3g", (long long)n, (long long)s, g);
-  /* gemm2: Y = X C1 + P C2 with X (n x m), C1 (m x s), P (n x s), C2 (s x s) */
+  /* bcg_dir: Y = diag(d) X C1 + P C2 with X (n x m), C1 (m x s), P (n x s), C2 (s x s); then
+   * p2 = 0 (Y = diag(d) X C1) without the Grams */
   double *C1 = block(RM, m, s, s, 1, 0, 0), *C2 = block(RM, s, s, s, 1, 0, 0);
-  double *Y = block(RM, n, s, s, 0, NAN, NAN), *Y1 = hmalloc((size_t)(n * s));
-  CHECK_OK(H, HB->gemm2(H, n, m, s, s, X, C1, P, C2, Y));
-  for (int64_t i = 0; i < n * s; i++) Y1[i] = Y[i];
-  /* Y - P C2 must be X C1 */
-  e = 0;
-  for (int64_t i = 0; i < n; i++)
-    for (int64_t b = 0; b < s; b++) {
-      long double ref = 0, sc = 1;
-      for (int64_t c = 0; c < m; c++)
-        ref += (long double)X[i * m + c] * C1[c * s + b],
-            sc += fabsl((long double)X[i * m + c] * C1[c * s + b]);
-      for (int64_t c = 0; c < s; c++)
-        ref += (long double)P[i * s + c] * C2[c * s + b],
-            sc += fabsl((long double)P[i * s + c] * C2[c * s + b]);
-      const double ei = err(Y1[i * s + b], ref, sc);
-      if (ei > e) e = ei;
-    }
-  CHECK(e <= TOL, "gemm2 n=%lld p1=%lld p2=q=%lld: error %.3g", (long long)n, (long long)m,
-        (long long)s, e);
+  double *Y = block(RM, n, s, s, 0, NAN, NAN);
+  double *YY = block(RM, s, s, s, 0, NAN, NAN), *YX = block(RM, s, m, m, 0, NAN, NAN);
+  for (int p2 = s; p2 >= 0; p2 -= s > 0 ? s : 1) {
+    const int grams = p2 > 0 || s == 0;
+    for (int64_t i = 0; i < n * s; i++) Y[i] = NAN;
+    CHECK_OK(H, HB->bcg_dir(H, n, m, p2, s, X, use_d ? d : NULL, C1, P, C2, Y, grams ? YY : NULL,
+                            grams ? YX : NULL));
+    e = 0;
+    for (int64_t i = 0; i < n; i++)
+      for (int64_t b = 0; b < s; b++) {
+        long double ref = 0, sc = 1;
+        const long double di = use_d ? d[i] : 1.0;
+        for (int64_t c = 0; c < m; c++)
+          ref += di * X[i * m + c] * C1[c * s + b], sc += fabsl(di * X[i * m + c] * C1[c * s + b]);
+        for (int64_t c = 0; c < p2; c++)
+          ref += (long double)P[i * s + c] * C2[c * s + b],
+              sc += fabsl((long double)P[i * s + c] * C2[c * s + b]);
+        const double ei = err(Y[i * s + b], ref, sc);
+        if (ei > e) e = ei;
+      }
+    g = grams ? gram_err(n, s, s, Y, Y, YY) : 0;
+    if (grams && (t = gram_err(n, s, m, Y, X, YX)) > g) g = t;
+    CHECK(e <= TOL && g <= TOL, "bcg_dir n=%lld p1=%lld p2=%d q=%lld d=%d: error %.3g, Grams %.3g",
+          (long long)n, (long long)m, p2, (long long)s, use_d, e, g);
+    if (p2 == 0) break;
+  }
   free(P), free(Q), free(C), free(X), free(R), free(d), free(X0), free(R0), free(Z), free(nrm);
-  free(QZ), free(PZ), free(ZZ), free(G), free(PP), free(PR), free(C1), free(C2), free(Y), free(Y1);
+  free(QZ), free(PZ), free(ZZ), free(G), free(PP), free(PR), free(C1), free(C2), free(Y), free(YY);
+  free(YX);
 }
 
 int main(void) {

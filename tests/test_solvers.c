@@ -6,7 +6,8 @@
  * of the library's own report (which is also checked against it):
  *   - the SPD SuiteSparse matrices and generated Laplacians reach rtol 1e-8 with Jacobi, CG and
  *     Block-CG (k = 4), Block-CG in at most CG's iterations on every column;
- *   - blocks with a repeated column, a zero column, k larger than n, nearly dependent columns;
+ *   - blocks with a repeated column, a zero column, k larger than n, nearly dependent columns,
+ *     40 columns (past the width of the fused cuda kernels);
  *   - a symmetric indefinite matrix is reported (not SPD / diverged), a non-symmetric one is
  *     refused at setup, a zero or negative diagonal refused by Jacobi;
  *   - iteration limit, monitor stop, divergence, a user preconditioner, bad arguments.
@@ -211,6 +212,12 @@ static void test_blocks(void) {
   check_solve("special columns", A, B, k, COAL_METHOD_BLOCKCG, COAL_PC_JACOBI, NULL);
   check_solve("special columns", A, B, k, COAL_METHOD_BLOCKCG, COAL_PC_NONE, NULL);
   check_solve("special columns", A, B, k, COAL_METHOD_CG, COAL_PC_NONE, NULL);
+  free(B);
+  /* 40 columns: wider than the fused Block-CG kernels of the cuda backend (32), so every step
+   * takes the pass-by-pass path there */
+  B = random_block(n, 40, 78);
+  check_solve("40 columns", A, B, 40, COAL_METHOD_BLOCKCG, COAL_PC_JACOBI, NULL);
+  check_solve("40 columns", A, B, 40, COAL_METHOD_BLOCKCG, COAL_PC_NONE, NULL);
   free(B);
   coal_mat_destroy(&A);
   /* k > n: 20 columns in a 12-dimensional space */

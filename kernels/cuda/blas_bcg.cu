@@ -1,12 +1,12 @@
-/* CUDA versions of the Block-CG steps of kernels/blas.h (bcg_gram, bcg_update, gemm2); the
+/* CUDA versions of the Block-CG steps of kernels/blas.h (bcg_gram, bcg_update, bcg_dir); the
  * host twins in kernels/host/blas.c define the results.
  *
  * Blocks of at most 32 columns (the tile path): a CTA walks tiles of 32 rows, loads each
  * block's tile once into shared memory (coalesced, the whole tile of a tight row-major block
  * is one contiguous range), zero-padded to 32 x 32, and does the small products on the fp64
  * tensor cores (mma.sync m16n8k8 on sm_90, four m8n8k4 before): the updates X += P C,
- * R -= Q C and Y = X1 C1 + X2 C2 as 16 x 8 output tiles, and the Gram matrices A^T B as 16 x 8
- * tiles accumulated in registers over every row tile the CTA visits. So each block crosses DRAM
+ * R -= Q C and Y = diag(d) X1 C1 + X2 C2 as 16 x 8 output tiles, and the Gram matrices A^T B as 16
+ * x 8 tiles accumulated in registers over every row tile the CTA visits. So each block crosses DRAM
  * once per call, which is the point: the Block-CG iteration is bound by memory traffic, and these
  * steps replace 5 to 6 separate cuBLAS passes (solvers/blockcg.c counts them).
  *
@@ -144,17 +144,22 @@ __device__ __forceinline__ int tile_rows(int64_t n, int64_t t) {
   return (int)(n - t * kRows < kRows ? n - t * kRows : kRows);
 }
 
-/* c[j] += A (rows 16 mt to 16 mt + 15, kdim columns) B (kdim x 32) on the column tiles nt0 + j
- * (j < 2, only those with 8 (nt0 + j) < q): one A fragment per k step feeds both. */
-__device__ __forceinline__ void row_mma(double (&c)[2][4], const double *As, const double *Bs,
-                                        int mt, int nt0, int kdim, int q) {
+/* c[j] += diag(ds) A (rows 16 mt to 16 mt + 15, kdim columns) B (kdim x 32) on the column tiles
+ * nt0 + j (j < NT, only those with 8 (nt0 + j) < q; ds == NULL: no scaling, else ds holds the
+ * tile's row scales): one A fragment per k step feeds every column tile. */
+template <int NT>
+__device__ __forceinline__ void row_mma(double (&c)[NT][4], const double *As, const double *Bs,
+                                        int mt, int nt0, int kdim, int q, const double *ds) {
+  double d0 = 1.0, d1 = 1.0; /* scales of rows g and g + 8 */
+  if (ds) d0 = ds[mt * 16 + lane_g()], d1 = ds[mt * 16 + lane_g() + 8];
 #pragma unroll
   for (int k0 = 0; k0 < kW; k0 += 8) {
     if (k0 >= kdim) break;
     double a[4];
     load_a(a, As + mt * 16 * kLd + k0);
+    if (ds) a[0] *= d0, a[1] *= d1, a[2] *= d0, a[3] *= d1;
 #pragma unroll
-    for (int j = 0; j < 2; j++) {
+    for (int j = 0; j < NT; j++) {
       if ((nt0 + j) * 8 >= q) continue;
       double b[2];
       load_b(b, Bs + k0 * kLd + (nt0 + j) * 8);
@@ -164,8 +169,9 @@ __device__ __forceinline__ void row_mma(double (&c)[2][4], const double *As, con
 }
 
 /* row[j] += A^T B over the 32 rows of the tiles, on output rows 16 mt to 16 mt + 15 (columns of
- * A, only if 16 mt < p) and the column tiles nt0 + j of B (8 (nt0 + j) < q). */
-__device__ __forceinline__ void gram_row(double (&row)[2][4], const double *As, const double *Bs,
+ * A, only if 16 mt < p) and the column tiles nt0 + j (j < NT) of B (8 (nt0 + j) < q). */
+template <int NT>
+__device__ __forceinline__ void gram_row(double (&row)[NT][4], const double *As, const double *Bs,
                                          int mt, int nt0, int p, int q) {
   if (mt * 16 >= p) return;
 #pragma unroll
@@ -173,7 +179,7 @@ __device__ __forceinline__ void gram_row(double (&row)[2][4], const double *As, 
     double a[4];
     load_at(a, As + k0 * kLd + mt * 16);
 #pragma unroll
-    for (int j = 0; j < 2; j++) {
+    for (int j = 0; j < NT; j++) {
       if ((nt0 + j) * 8 >= q) continue;
       double b[2];
       load_b(b, Bs + k0 * kLd + (nt0 + j) * 8);
@@ -257,7 +263,7 @@ __global__ __launch_bounds__(kThreads, 3) void bcg_gram_kernel(int64_t n, int s,
     const double *Ps = sm + b * kGramBuf, *Qs = Ps + kTile, *Rs = Qs + kTile;
     /* P^T Q or P^T R: right operand Q or R; P^T P: its own tiles of P (as "B^T B" with B = P) */
     gram_sym(sym, Ps, s, warp); /* P^T P */
-    gram_row(row, Ps, isr ? Rs : Qs, mt, nt0, s, isr ? m : s);
+    gram_row<2>(row, Ps, isr ? Rs : Qs, mt, nt0, s, isr ? m : s);
     __syncthreads(); /* the buffer is refilled by the next iteration */
   }
   double *pp = part + (int64_t)blockIdx.x * 3 * kGram;
@@ -329,7 +335,7 @@ __global__ __launch_bounds__(kThreads, 2) void bcg_update_kernel(
     const int nr = tile_rows(n, t);
     if (s > 0) { /* X += P C (warps 0-3), R -= Q C (warps 4-7) */
       double c[2][4] = {{0.0, 0.0, 0.0, 0.0}, {0.0, 0.0, 0.0, 0.0}};
-      row_mma(c, isr ? Qs : Ps, Cs, mt, nt0, s, m);
+      row_mma<2>(c, isr ? Qs : Ps, Cs, mt, nt0, s, m, nullptr);
       const double sg = isr ? -1.0 : 1.0;
       double *y = (isr ? Rs : Xs) + (mt * 16 + lane_g()) * kLd + nt0 * 8 + 2 * lane_t();
 #pragma unroll
@@ -353,11 +359,11 @@ __global__ __launch_bounds__(kThreads, 2) void bcg_update_kernel(
       }
     }
     __syncthreads();
-    gram_row(row, isr ? Ps : Qs, Zs, mt, nt0, s, m);
+    gram_row<2>(row, isr ? Ps : Qs, Zs, mt, nt0, s, m);
     gram_sym(sym, Zs, m, warp);
     if (s > 0) store_tile(X, Xs, r0, nr, m);
     store_tile(R, Rs, r0, nr, m);
-    store_tile(Z, Zs, r0, nr, m);
+    if (Z) store_tile(Z, Zs, r0, nr, m);
     __syncthreads(); /* the buffer and Zs are refilled by the next iteration */
   }
   double *pp = part + (int64_t)blockIdx.x * kUpdPart;
@@ -377,64 +383,74 @@ __global__ __launch_bounds__(kThreads, 2) void bcg_update_kernel(
   }
 }
 
-/* ---- Y = X1 C1 + X2 C2 ----------------------------------------------------------------------- */
-/* Double-buffered X1, X2 tiles; warp w owns the 16 x 8 output tile (w / 4, w % 4). */
-constexpr int kGemm2Buf = 2 * kTile;
-constexpr size_t kGemm2Shared = sizeof(double) * (2 * kGemm2Buf + kTile + 2 * kCoef);
+/* ---- Y = diag(d) X1 C1 + X2 C2, Y^T Y, Y^T X1 ------------------------------------------------ */
+/* partials per CTA (part != NULL): [Y^T Y (upper tiles) | Y^T X1], 2 * kGram doubles.
+ * Double-buffered tiles of X1, X2 and d; Y and the coefficients single. Warp w owns the 16 x 8
+ * tile (w / 4, w % 4) of Y and of Y^T X1, and upper tile w of Y^T Y. */
+constexpr int kDirBuf = 2 * kTile + kRows;
+constexpr size_t kDirShared = sizeof(double) * (2 * kDirBuf + kTile + 2 * kCoef);
 
-__global__ __launch_bounds__(kThreads) void gemm2_kernel(
-    int64_t n, int p1, int p2, int q, const double *__restrict__ X1, const double *__restrict__ C1,
-    const double *__restrict__ X2, const double *__restrict__ C2, double *__restrict__ Y) {
+__device__ __forceinline__ void dir_issue(double *buf, int64_t n, int64_t t, int p1, int p2,
+                                          const double *X1, const double *d, const double *X2) {
+  const int64_t r0 = t * kRows;
+  const int nr = tile_rows(n, t);
+  copy_tile_async(buf, X1, r0, nr, p1);
+  if (p2 > 0) copy_tile_async(buf + kTile, X2, r0, nr, p2);
+  if (d && threadIdx.x < kRows) {
+    const bool ok = (int)threadIdx.x < nr;
+    __pipeline_memcpy_async(buf + 2 * kTile + threadIdx.x, ok ? d + r0 + threadIdx.x : d, 8,
+                            ok ? 0 : 8);
+  }
+}
+
+__global__ __launch_bounds__(kThreads, 3) void bcg_dir_kernel(
+    int64_t n, int p1, int p2, int q, const double *__restrict__ X1, const double *__restrict__ d,
+    const double *__restrict__ C1, const double *__restrict__ X2, const double *__restrict__ C2,
+    double *__restrict__ Y, double *__restrict__ part) {
   extern __shared__ __align__(128) double sm[];
-  double *Ys = sm + 2 * kGemm2Buf, *C1s = Ys + kTile, *C2s = C1s + kCoef;
-  zero_shared(sm, 2 * kGemm2Buf + kTile + 2 * kCoef);
+  double *Ys = sm + 2 * kDirBuf, *C1s = Ys + kTile, *C2s = C1s + kCoef;
+  zero_shared(sm, 2 * kDirBuf + kTile + 2 * kCoef);
   __syncthreads();
   load_coef(C1s, C1, p1, q);
   if (p2 > 0) load_coef(C2s, C2, p2, q);
   const int warp = (int)(threadIdx.x >> 5), mt = warp >> 2, nt = warp & 3;
+  double yx[1][4] = {{0.0, 0.0, 0.0, 0.0}};
+  double yy[4] = {0.0, 0.0, 0.0, 0.0};
   const int64_t ntiles = (n + kRows - 1) / kRows;
   int64_t t = blockIdx.x;
-  if (t < ntiles) {
-    const int nr = tile_rows(n, t);
-    copy_tile_async(sm, X1, t * kRows, nr, p1);
-    if (p2 > 0) copy_tile_async(sm + kTile, X2, t * kRows, nr, p2);
-  }
+  if (t < ntiles) dir_issue(sm, n, t, p1, p2, X1, d, X2);
   __pipeline_commit();
   for (int b = 0; t < ntiles; t += gridDim.x, b ^= 1) {
     const int64_t tn = t + gridDim.x;
-    if (tn < ntiles) {
-      double *nb = sm + (b ^ 1) * kGemm2Buf;
-      const int nr = tile_rows(n, tn);
-      copy_tile_async(nb, X1, tn * kRows, nr, p1);
-      if (p2 > 0) copy_tile_async(nb + kTile, X2, tn * kRows, nr, p2);
-    }
+    if (tn < ntiles) dir_issue(sm + (b ^ 1) * kDirBuf, n, tn, p1, p2, X1, d, X2);
     __pipeline_commit();
     __pipeline_wait_prior(1);
     __syncthreads();
-    const double *X1s = sm + b * kGemm2Buf, *X2s = X1s + kTile;
+    const double *X1s = sm + b * kDirBuf, *X2s = X1s + kTile, *ds = X2s + kTile;
     if (nt * 8 < q) {
-      double c[4] = {0.0, 0.0, 0.0, 0.0};
-#pragma unroll
-      for (int k0 = 0; k0 < kW; k0 += 8) {
-        double a[4], bb[2];
-        if (k0 < p1) {
-          load_a(a, X1s + mt * 16 * kLd + k0);
-          load_b(bb, C1s + k0 * kLd + nt * 8);
-          dmma(c, a, bb);
-        }
-        if (k0 < p2) {
-          load_a(a, X2s + mt * 16 * kLd + k0);
-          load_b(bb, C2s + k0 * kLd + nt * 8);
-          dmma(c, a, bb);
-        }
-      }
+      double c[1][4] = {{0.0, 0.0, 0.0, 0.0}};
+      row_mma<1>(c, X1s, C1s, mt, nt, p1, q, d ? ds : nullptr);
+      row_mma<1>(c, X2s, C2s, mt, nt, p2, q, nullptr);
       double *y = Ys + (mt * 16 + lane_g()) * kLd + nt * 8 + 2 * lane_t();
-      y[0] = c[0], y[1] = c[1];
-      y[8 * kLd] = c[2], y[8 * kLd + 1] = c[3];
+      y[0] = c[0][0], y[1] = c[0][1];
+      y[8 * kLd] = c[0][2], y[8 * kLd + 1] = c[0][3];
     }
     __syncthreads();
+    if (part) {
+      gram_sym(yy, Ys, q, warp);
+      gram_row<1>(yx, Ys, X1s, mt, nt, q, p1);
+    }
     store_tile(Y, Ys, t * kRows, tile_rows(n, t), q);
     __syncthreads();
+  }
+  if (part) {
+    double *pp = part + (int64_t)blockIdx.x * 2 * kGram;
+    store_acc(pp + kGram, kW, yx[0], mt, nt);
+    if (warp < kSymTiles) {
+      int um, un;
+      upper_tile(warp, um, un);
+      store_acc(pp, kW, yy, um, un);
+    }
   }
 }
 
@@ -548,8 +564,8 @@ coal_status coal_cu_bcg_gram(coal_ctx ctx, int64_t n, int64_t s, int64_t m, cons
 
 coal_status coal_cu_bcg_update(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
                                const double *Q, const double *C, double *X, double *R,
-                               const double *dinv, double *Z, double *nrm2, double *QZ, double *PZ,
-                               double *ZZ) {
+                               const double *dinv, double *Z, int keep_z, double *nrm2, double *QZ,
+                               double *PZ, double *ZZ) {
   if (m == 0) return COAL_SUCCESS;
   if (n == 0) {
     zero_host(nrm2, m), zero_host(QZ, s * m), zero_host(PZ, s * m);
@@ -582,13 +598,13 @@ coal_status coal_cu_bcg_update(coal_ctx ctx, int64_t n, int64_t s, int64_t m, co
                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              (int)kUpdShared));
     bcg_update_kernel<true><<<grid, kThreads, kUpdShared, coal_stream(ctx)>>>(
-        n, (int)s, (int)m, P, Q, Cd, X, R, dinv, Z, part);
+        n, (int)s, (int)m, P, Q, Cd, X, R, dinv, keep_z ? Z : nullptr, part);
   } else {
     COAL_CUDA_CALL(ctx, cudaFuncSetAttribute(bcg_update_kernel<false>,
                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              (int)kUpdShared));
     bcg_update_kernel<false><<<grid, kThreads, kUpdShared, coal_stream(ctx)>>>(
-        n, (int)s, (int)m, P, Q, Cd, X, R, dinv, Z, part);
+        n, (int)s, (int)m, P, Q, Cd, X, R, dinv, keep_z ? Z : nullptr, part);
   }
   COAL_CUDA_LAUNCH_CHECK(ctx);
   double *h = NULL;
@@ -600,26 +616,43 @@ coal_status coal_cu_bcg_update(coal_ctx ctx, int64_t n, int64_t s, int64_t m, co
   return COAL_SUCCESS;
 }
 
-coal_status coal_cu_gemm2(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int64_t q,
-                          const double *X1, const double *C1, const double *X2, const double *C2,
-                          double *Y) {
-  if (n == 0 || q == 0) return COAL_SUCCESS;
-  const coal_blas_ops *b = &coal_blas_cuda;
-  if (p1 > kW || p2 > kW || q > kW || p1 == 0) {
-    COAL_CALL(b->gemm(ctx, n, p1, q, 1.0, X1, p1, C1, q, 0.0, Y, q));
-    if (p2 > 0) COAL_CALL(b->gemm(ctx, n, p2, q, 1.0, X2, p2, C2, q, 1.0, Y, q));
+coal_status coal_cu_bcg_dir(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int64_t q,
+                            const double *X1, const double *d, const double *C1, const double *X2,
+                            const double *C2, double *Y, double *YY, double *YX) {
+  if (q == 0) return COAL_SUCCESS;
+  if (n == 0) {
+    if (YY) zero_host(YY, q * q), zero_host(YX, q * p1);
     return COAL_SUCCESS;
   }
+  const coal_blas_ops *b = &coal_blas_cuda;
+  if (p1 > kW || p2 > kW || q > kW || p1 == 0) { /* one pass per step */
+    COAL_CALL(b->gemm(ctx, n, p1, q, 1.0, X1, p1, C1, q, 0.0, Y, q));
+    if (d) COAL_CALL(b->dscale(ctx, n, q, d, Y, q, Y, q, NULL));
+    if (p2 > 0) COAL_CALL(b->gemm(ctx, n, p2, q, 1.0, X2, p2, C2, q, 1.0, Y, q));
+    if (!YY) return COAL_SUCCESS;
+    COAL_CALL(b->gram(ctx, n, q, q, Y, q, Y, q, YY, q));
+    return b->gram(ctx, n, q, p1, Y, q, X1, p1, YX, p1);
+  }
   void *cd = NULL;
-  COAL_CALL(coal_ws_small(ctx, sizeof(double) * (size_t)((p1 + p2) * q), &cd));
-  COAL_CALL(upload(ctx, C1, (size_t)(p1 * q), cd, 0));
-  COAL_CALL(upload(ctx, C2, (size_t)(p2 * q), cd, (size_t)(p1 * q)));
-  const double *C1d = (const double *)cd, *C2d = C1d + p1 * q;
+  const size_t ncoef = (size_t)((p1 + p2) * q);
+  COAL_CALL(coal_ws_small(ctx, sizeof(double) * (ncoef + 2 * kGram), &cd));
+  /* the coefficients go behind the space sum_and_download uses for the sums (both in ws_small) */
+  COAL_CALL(upload(ctx, C1, (size_t)(p1 * q), cd, 2 * kGram));
+  COAL_CALL(upload(ctx, C2, (size_t)(p2 * q), cd, 2 * kGram + (size_t)(p1 * q)));
+  const double *C1d = (const double *)cd + 2 * kGram, *C2d = C1d + p1 * q;
+  const unsigned grid = tile_grid(ctx, n, 3);
+  double *part = NULL;
+  if (YY) COAL_CALL(coal_ws_part(ctx, (size_t)grid * 2 * kGram, &part));
   COAL_CUDA_CALL(ctx,
-                 cudaFuncSetAttribute(gemm2_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      (int)kGemm2Shared));
-  gemm2_kernel<<<tile_grid(ctx, n, 3), kThreads, kGemm2Shared, coal_stream(ctx)>>>(
-      n, (int)p1, (int)p2, (int)q, X1, C1d, X2, C2d, Y);
+                 cudaFuncSetAttribute(bcg_dir_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      (int)kDirShared));
+  bcg_dir_kernel<<<grid, kThreads, kDirShared, coal_stream(ctx)>>>(n, (int)p1, (int)p2, (int)q, X1,
+                                                                   d, C1d, X2, C2d, Y, part);
   COAL_CUDA_LAUNCH_CHECK(ctx);
+  if (!YY) return COAL_SUCCESS;
+  double *h = NULL;
+  COAL_CALL(sum_and_download(ctx, part, (int)grid, 2 * kGram, &h));
+  unpack_sym(h, q, YY);
+  unpack(h + kGram, q, p1, YX);
   return COAL_SUCCESS;
 }

@@ -203,11 +203,11 @@ coal_status coal_cu_bcg_gram(coal_ctx ctx, int64_t n, int64_t s, int64_t m, cons
                              const double *Q, const double *R, double *G, double *PP, double *PR);
 coal_status coal_cu_bcg_update(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
                                const double *Q, const double *C, double *X, double *R,
-                               const double *dinv, double *Z, double *nrm2, double *QZ, double *PZ,
-                               double *ZZ);
-coal_status coal_cu_gemm2(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int64_t q,
-                          const double *X1, const double *C1, const double *X2, const double *C2,
-                          double *Y);
+                               const double *dinv, double *Z, int keep_z, double *nrm2, double *QZ,
+                               double *PZ, double *ZZ);
+coal_status coal_cu_bcg_dir(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int64_t q,
+                            const double *X1, const double *d, const double *C1, const double *X2,
+                            const double *C2, double *Y, double *YY, double *YX);
 
 /* Process-wide tuning of the CUDA SpMM kernels for the measurement driver (kernels/bench.h,
  * coal_spmm_cuda_tune); 0 = default. */

@@ -144,6 +144,17 @@ static void rank1(int64_t p, int64_t q, const double *x, const double *y, double
   }
 }
 
+/* The same for the scaled rows dx x and dy y, each entry scaled as it is used (the products
+ * round as those of a stored scaled row would). */
+static void rank1s(int64_t p, int64_t q, double dx, const double *x, double dy, const double *y,
+                   double *G) {
+  for (int64_t a = 0; a < p; a++) {
+    const double xa = dx * x[a];
+    double *g = G + a * q;
+    for (int64_t b = 0; b < q; b++) g[b] += xa * (dy * y[b]);
+  }
+}
+
 /* y (q entries) = sum over c < p of x[c] * C[c, :], in index order. */
 static void row_times(int64_t p, int64_t q, const double *x, const double *C, double *y) {
   for (int64_t b = 0; b < q; b++) y[b] = 0.0;
@@ -167,52 +178,63 @@ static coal_status host_bcg_gram(coal_ctx ctx, int64_t n, int64_t s, int64_t m, 
   return COAL_SUCCESS;
 }
 
-/* Rows of at most this many columns are updated through a stack buffer; wider blocks take the
- * same steps one operation at a time (no allocation either way). */
+/* Rows of at most this many columns are updated through a stack buffer; wider blocks update X
+ * and R by host_gemm first (no allocation either way). */
 #define BCG_ROW 256
 
 static coal_status host_bcg_update(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
                                    const double *Q, const double *C, double *X, double *R,
-                                   const double *dinv, double *Z, double *nrm2, double *QZ,
-                                   double *PZ, double *ZZ) {
-  if (m > BCG_ROW) { /* the same results, pass by pass */
-    if (s > 0) {
-      COAL_CALL(host_gemm(ctx, n, s, m, 1.0, P, s, C, m, 1.0, X, m));
-      COAL_CALL(host_gemm(ctx, n, s, m, -1.0, Q, s, C, m, 1.0, R, m));
-    }
-    COAL_CALL(host_dscale(ctx, n, m, dinv, R, m, Z, m, nrm2));
-    COAL_CALL(host_gram(ctx, n, s, m, Q, s, Z, m, QZ, m));
-    COAL_CALL(host_gram(ctx, n, s, m, P, s, Z, m, PZ, m));
-    return host_gram(ctx, n, m, m, Z, m, Z, m, ZZ, m);
+                                   const double *dinv, double *Z, int keep_z, double *nrm2,
+                                   double *QZ, double *PZ, double *ZZ) {
+  if (m > BCG_ROW && s > 0) {
+    COAL_CALL(host_gemm(ctx, n, s, m, 1.0, P, s, C, m, 1.0, X, m));
+    COAL_CALL(host_gemm(ctx, n, s, m, -1.0, Q, s, C, m, 1.0, R, m));
   }
   double t[BCG_ROW];
   zero(nrm2, m), zero(QZ, s * m), zero(PZ, s * m), zero(ZZ, m * m);
   for (int64_t i = 0; i < n; i++) {
-    double *x = X + i * m, *r = R + i * m, *z = Z + i * m;
+    double *x = X + i * m, *r = R + i * m;
     const double *p = P + i * s, *q = Q + i * s;
-    if (s > 0) {
+    if (s > 0 && m <= BCG_ROW) {
       row_times(s, m, p, C, t);
       for (int64_t j = 0; j < m; j++) x[j] += t[j];
       row_times(s, m, q, C, t);
       for (int64_t j = 0; j < m; j++) r[j] -= t[j];
     }
-    const double di = dinv ? dinv[i] : 1.0;
-    for (int64_t j = 0; j < m; j++) {
-      z[j] = di * r[j];
-      nrm2[j] += r[j] * r[j];
-    }
-    rank1(s, m, q, z, QZ);
-    rank1(s, m, p, z, PZ);
-    rank1(m, m, z, z, ZZ);
+    const double di = dinv ? dinv[i] : 1.0; /* z = di r */
+    for (int64_t j = 0; j < m; j++) nrm2[j] += r[j] * r[j];
+    if (keep_z)
+      for (int64_t j = 0; j < m; j++) Z[i * m + j] = di * r[j];
+    rank1s(s, m, 1.0, q, di, r, QZ);
+    rank1s(s, m, 1.0, p, di, r, PZ);
+    rank1s(m, m, di, r, di, r, ZZ);
   }
   return COAL_SUCCESS;
 }
 
-static coal_status host_gemm2(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int64_t q,
-                              const double *X1, const double *C1, const double *X2,
-                              const double *C2, double *Y) {
-  COAL_CALL(host_gemm(ctx, n, p1, q, 1.0, X1, p1, C1, q, 0.0, Y, q));
-  if (p2 > 0) COAL_CALL(host_gemm(ctx, n, p2, q, 1.0, X2, p2, C2, q, 1.0, Y, q));
+static coal_status host_bcg_dir(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int64_t q,
+                                const double *X1, const double *d, const double *C1,
+                                const double *X2, const double *C2, double *Y, double *YY,
+                                double *YX) {
+  (void)ctx;
+  if (YY) zero(YY, q * q), zero(YX, q * p1);
+  for (int64_t i = 0; i < n; i++) {
+    double *y = Y + i * q;
+    const double *x1 = X1 + i * p1, di = d ? d[i] : 1.0;
+    for (int64_t b = 0; b < q; b++) y[b] = 0.0;
+    for (int64_t c = 0; c < p1; c++) {
+      const double xc = di * x1[c];
+      for (int64_t b = 0; b < q; b++) y[b] += xc * C1[c * q + b];
+    }
+    for (int64_t c = 0; c < p2; c++) {
+      const double xc = X2[i * p2 + c];
+      for (int64_t b = 0; b < q; b++) y[b] += xc * C2[c * q + b];
+    }
+    if (YY) {
+      rank1(q, q, y, y, YY);
+      rank1(q, p1, y, x1, YX);
+    }
+  }
   return COAL_SUCCESS;
 }
 
@@ -227,5 +249,5 @@ const coal_blas_ops coal_blas_host = {
     .cg_update_p = host_cg_update_p,
     .bcg_gram = host_bcg_gram,
     .bcg_update = host_bcg_update,
-    .gemm2 = host_gemm2,
+    .bcg_dir = host_bcg_dir,
 };
