@@ -105,6 +105,15 @@ __device__ __forceinline__ void copy_tile_async(double *sm, const double *__rest
   }
 }
 
+/* The asynchronous copy of entries [r0, r0 + nr) of a vector (a diagonal scaling) into kRows
+ * doubles of shared memory, zero-filled past nr. */
+__device__ __forceinline__ void copy_diag_async(double *sm, const double *__restrict__ d,
+                                                int64_t r0, int nr) {
+  if (threadIdx.x >= kRows) return;
+  const bool ok = (int)threadIdx.x < nr;
+  __pipeline_memcpy_async(sm + threadIdx.x, ok ? d + r0 + threadIdx.x : d, 8, ok ? 0 : 8);
+}
+
 /* Rows [r0, r0 + nr) of a 32-row tile back to a tight n x w block (same mapping). */
 __device__ __forceinline__ void store_tile(double *__restrict__ g, const double *sm, int64_t r0,
                                            int nr, int w) {
@@ -297,11 +306,7 @@ __device__ __forceinline__ void update_issue(double *buf, int64_t n, int64_t t, 
     copy_tile_async(buf + 2 * kTile, X, r0, nr, m);
   }
   copy_tile_async(buf + 3 * kTile, R, r0, nr, m);
-  if (DINV && threadIdx.x < kRows) {
-    const bool ok = (int)threadIdx.x < nr;
-    __pipeline_memcpy_async(buf + 4 * kTile + threadIdx.x, ok ? dinv + r0 + threadIdx.x : dinv, 8,
-                            ok ? 0 : 8);
-  }
+  if (DINV) copy_diag_async(buf + 4 * kTile, dinv, r0, nr);
 }
 
 template <bool DINV>
@@ -396,11 +401,7 @@ __device__ __forceinline__ void dir_issue(double *buf, int64_t n, int64_t t, int
   const int nr = tile_rows(n, t);
   copy_tile_async(buf, X1, r0, nr, p1);
   if (p2 > 0) copy_tile_async(buf + kTile, X2, r0, nr, p2);
-  if (d && threadIdx.x < kRows) {
-    const bool ok = (int)threadIdx.x < nr;
-    __pipeline_memcpy_async(buf + 2 * kTile + threadIdx.x, ok ? d + r0 + threadIdx.x : d, 8,
-                            ok ? 0 : 8);
-  }
+  if (d) copy_diag_async(buf + 2 * kTile, d, r0, nr);
 }
 
 __global__ __launch_bounds__(kThreads, 3) void bcg_dir_kernel(
