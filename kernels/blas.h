@@ -6,11 +6,11 @@
  * column maps, norms) live in host memory, row-major: the solvers factorise them on the host,
  * where a k x k problem (k <= a few hundred) costs microseconds.
  *
- * The host twins (kernels/host/blas.c) define the results: sums in double, in index order.
- * The CUDA versions (kernels/cuda/blas.cu) may sum in another order (tree reductions,
- * cuBLAS), so results agree to rounding, not bit for bit. The front ends in solvers/ check
- * the arguments; n == 0 or an empty column set is valid and does nothing (outputs of sums
- * are then zero).
+ * The host twins (kernels/host/blas.c, blas_vec.c) define the results: sums in double, in
+ * index order. The CUDA versions (kernels/cuda/blas.cu, blas_bcg.cu, blas_vec.cu) may sum in
+ * another order (tree reductions, cuBLAS), so results agree to rounding, not bit for bit. The front
+ * ends in solvers/ check the arguments; n == 0 or an empty column set is valid and does nothing
+ * (outputs of sums are then zero).
  *
  * Single-vector CG keeps its scalars on the device, in an array `sc` of COAL_CG_NSCALARS
  * doubles in the backend's memory, so that an iteration needs no host synchronisation:
@@ -99,7 +99,28 @@ typedef struct coal_blas_ops {
   coal_status (*bcg_dir)(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int64_t q,
                          const double *X1, const double *d, const double *C1, const double *X2,
                          const double *C2, double *Y, double *YY, double *YX);
+  /* Single vectors of the PETSc vector type (src/petsc/swift_vec.c): n contiguous entries.
+   * z = a*x + b*y + c*z + d, entry by entry. x == NULL: no a*x term; y == NULL: no b*y term;
+   * c == 0: z is written without being read (NaN in z does not survive). x, y and z may be the
+   * same array (each entry is read before it is written). No host synchronisation. */
+  coal_status (*vec_axpbypcz)(coal_ctx ctx, int64_t n, double a, const double *x, double b,
+                              const double *y, double c, double *z, double d);
+  /* w = x .* y (op COAL_VEC_MULT) or w = x ./ y with w_i = 0 where y_i == 0 (COAL_VEC_DIV), as
+   * PETSc's VecPointwiseDivide. w may be x or y. No host synchronisation. */
+  coal_status (*vec_pointwise)(coal_ctx ctx, int64_t n, int op, const double *x, const double *y,
+                               double *w);
+  /* out[j] = sum_i x_i * ys[j][i] for j < k: ys is a host array of k vectors, out a host array.
+   * Returns when out is on the host. */
+  coal_status (*vec_dots)(coal_ctx ctx, int64_t n, int64_t k, const double *x,
+                          const double *const *ys, double *out);
+  /* out[0] = sum_i |x_i|, out[1] = sum_i (s*x_i)^2, out[2] = max_i |x_i|, NaN when some x_i is
+   * NaN (out is a host array of 3). s rescales the sum of squares against overflow and underflow
+   * (the caller retries with s = 1/max when the first sum is not usable). Returns when out is on
+   * the host. */
+  coal_status (*vec_norms)(coal_ctx ctx, int64_t n, const double *x, double s, double *out);
 } coal_blas_ops;
+
+enum { COAL_VEC_MULT = 0, COAL_VEC_DIV = 1 };
 
 extern const coal_blas_ops coal_blas_host;
 extern const coal_blas_ops coal_blas_cuda; /* answers COAL_ERR_NOT_COMPILED when not built */

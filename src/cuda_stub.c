@@ -137,6 +137,26 @@ static coal_status nc_bcg_dir(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, i
   return NC(ctx);
 }
 
+static coal_status nc_vec_axpbypcz(coal_ctx ctx, int64_t n, double a, const double *x, double b,
+                                   const double *y, double c, double *z, double d) {
+  (void)n, (void)a, (void)x, (void)b, (void)y, (void)c, (void)z, (void)d;
+  return NC(ctx);
+}
+static coal_status nc_vec_pointwise(coal_ctx ctx, int64_t n, int op, const double *x,
+                                    const double *y, double *w) {
+  (void)n, (void)op, (void)x, (void)y, (void)w;
+  return NC(ctx);
+}
+static coal_status nc_vec_dots(coal_ctx ctx, int64_t n, int64_t k, const double *x,
+                               const double *const *ys, double *out) {
+  (void)n, (void)k, (void)x, (void)ys, (void)out;
+  return NC(ctx);
+}
+static coal_status nc_vec_norms(coal_ctx ctx, int64_t n, const double *x, double s, double *out) {
+  (void)n, (void)x, (void)s, (void)out;
+  return NC(ctx);
+}
+
 const coal_blas_ops coal_blas_cuda = {
     .gram = nc_gram,
     .gemm = nc_gemm,
@@ -149,6 +169,10 @@ const coal_blas_ops coal_blas_cuda = {
     .bcg_gram = nc_bcg_gram,
     .bcg_update = nc_bcg_update,
     .bcg_dir = nc_bcg_dir,
+    .vec_axpbypcz = nc_vec_axpbypcz,
+    .vec_pointwise = nc_vec_pointwise,
+    .vec_dots = nc_vec_dots,
+    .vec_norms = nc_vec_norms,
 };
 
 /* ---- sparse x sparse products (kernels/spgemm.h) ---------------------------------------- */

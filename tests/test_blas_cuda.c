@@ -12,7 +12,13 @@
  * CG steps over several iterations with par alternating (dinv NULL or not, vectors 16-byte aligned
  * or not; sc slots and vectors compared after each step, both sides restarted from the host state
  * at each iteration). Sums are compared relative to their scale (1e-12); copies and scalings
- * exactly. At the end, the CG steps are timed at n = 2^21 (GB/s printed, not checked).
+ * exactly. The single-vector operations (vec_*) at n in {0, 1, 3, 1000, 2^20+3, 2^21+5}, vectors
+ * 16-byte aligned or one double off (and, for vec_dots, mixed): vec_axpbypcz for every combination
+ * of x / y present, c zero or not, z aliasing x, y or both; vec_pointwise both ops, w separate or
+ * aliasing x or y (zeros in y for x ./ y); vec_dots for k = 0..9 (one y is x, one repeated);
+ * vec_norms on random entries, with NaN / inf at the start, middle or end, and on entries of size
+ * 1e200 and 1e-200 with s = 1 and s = 1/max (NaN must win the maximum in every reduction stage).
+ * At the end, the CG steps are timed at n = 2^21 (GB/s printed, not checked).
  * COALESCE_TEST_QUICK=1 leaves out the largest sizes and the timing (for compute-sanitizer). */
 #include "backend.h"
 #include "blas.h"
@@ -425,6 +431,154 @@ static void t_cg(int64_t n, int use_dinv, int off, int iters) {
   dfree(xd), dfree(rd), dfree(pd), dfree(qd), dfree(dd), dfree(scd);
 }
 
+/* ---- single vectors (vec_*) ---------------------------------------------------------------- */
+/* n random entries stored from entry `off` of n + 1 doubles (off = 1: not 16-byte aligned); the
+ * other slot holds SENT, which no op may write. */
+static double *vrand(int64_t n, int off) {
+  double *v = hmalloc((size_t)n + 1);
+  const uint64_t s = seed_counter++;
+  for (int64_t i = 0; i <= n; i++) v[i] = coal_random_uniform(s, (uint64_t)i);
+  v[off ? 0 : n] = SENT;
+  return v;
+}
+/* max over len entries of rel(got, ref) (got downloaded from dev) */
+static double vrel(const double *dev, const double *ref, int64_t len) {
+  double *g = hmalloc((size_t)len), e = 0;
+  down(g, dev, sizeof(double) * (size_t)len);
+  for (int64_t i = 0; i < len; i++) e = fmax(e, rel(g[i], ref[i]));
+  free(g);
+  return e;
+}
+
+/* vec_axpbypcz for every combination of x / y present and c zero or not, d 0 or not; alias 0:
+ * separate arrays (z NaN when c == 0: it must not be read), 1: z is x, 2: z is y, 3: all three
+ * one array. Compared over the n + 1 slots, relative to max_i (|a x| + |b y| + |c z| + |d|);
+ * inputs other than z unchanged. */
+static void t_vaxpy(int64_t n, int off) {
+  const double a = 1.5, b = -0.75;
+  const int64_t len = n + 1;
+  const size_t bytes = sizeof(double) * (size_t)len;
+  double *tmp = hmalloc((size_t)len);
+  for (int combo = 0; combo < 8; combo++)
+    for (int alias = 0; alias < 4; alias++) {
+      const int hx = combo & 1, hy = (combo >> 1) & 1;
+      const double c = combo & 4 ? -2.5 : 0.0, d = (combo + alias) & 1 ? -0.5 : 0.0;
+      if ((alias == 1 && !hx) || (alias == 2 && !hy) || (alias == 3 && !(hx && hy))) continue;
+      double *x = vrand(n, off), *y = alias == 3 ? x : vrand(n, off);
+      double *z = alias == 1 || alias == 3 ? x : alias == 2 ? y : vrand(n, off);
+      for (int64_t i = 0; alias == 0 && c == 0.0 && i < n; i++) z[off + i] = NAN;
+      double *xd = dcopy(x, (size_t)len), *yd = y == x ? xd : dcopy(y, (size_t)len);
+      double *zd = z == x ? xd : z == y ? yd : dcopy(z, (size_t)len);
+      double scale = 0;
+      for (int64_t i = off; i < off + n; i++)
+        scale = fmax(scale, (hx ? fabs(a * x[i]) : 0) + (hy ? fabs(b * y[i]) : 0) +
+                                (c != 0.0 ? fabs(c * z[i]) : 0) + fabs(d));
+      CHECK_OK(
+          H, HB->vec_axpbypcz(H, n, a, hx ? x + off : NULL, b, hy ? y + off : NULL, c, z + off, d));
+      CHECK_OK(D, DB->vec_axpbypcz(D, n, a, hx ? xd + off : NULL, b, hy ? yd + off : NULL, c,
+                                   zd + off, d));
+      down(tmp, zd, bytes);
+      double e = vec_diff(tmp, z, len, scale);
+      if (x != z) down(tmp, xd, bytes), e = fmax(e, vec_diff(tmp, x, len, 1.0));
+      if (y != z) down(tmp, yd, bytes), e = fmax(e, vec_diff(tmp, y, len, 1.0));
+      CHECK(e <= TOL, "vec_axpbypcz n=%lld off=%d x=%d y=%d c=%g d=%g alias=%d: diff %.3g",
+            (long long)n, off, hx, hy, c, d, alias, e);
+      if (zd != xd && zd != yd) dfree(zd);
+      if (yd != xd) dfree(yd);
+      dfree(xd);
+      if (z != x && z != y) free(z);
+      if (y != x) free(y);
+      free(x);
+    }
+  free(tmp);
+}
+
+/* vec_pointwise, both ops (x ./ y with zeros in every third entry of y); alias 0: w separate (NaN
+ * before), 1: w is x, 2: w is y. Entry by entry relative to the host's result; inputs other than
+ * w unchanged. */
+static void t_vpointwise(int64_t n, int off) {
+  const int64_t len = n + 1;
+  for (int op = 0; op < 2; op++)
+    for (int alias = 0; alias < 3; alias++) {
+      double *x = vrand(n, off), *y = vrand(n, off);
+      for (int64_t i = 0; op == COAL_VEC_DIV && i < n; i += 3) y[off + i] = 0.0;
+      double *w = alias == 1 ? x : alias == 2 ? y : vrand(n, off);
+      for (int64_t i = 0; alias == 0 && i < n; i++) w[off + i] = NAN;
+      double *xd = dcopy(x, (size_t)len), *yd = dcopy(y, (size_t)len);
+      double *wd = alias == 1 ? xd : alias == 2 ? yd : dcopy(w, (size_t)len);
+      double *x0 = hmalloc((size_t)len), *y0 = hmalloc((size_t)len);
+      memcpy(x0, x, sizeof(double) * (size_t)len), memcpy(y0, y, sizeof(double) * (size_t)len);
+      CHECK_OK(H, HB->vec_pointwise(H, n, op, x + off, y + off, w + off));
+      CHECK_OK(D, DB->vec_pointwise(D, n, op, xd + off, yd + off, wd + off));
+      double e = vrel(wd, w, len);
+      if (alias != 1) e = fmax(e, vrel(xd, x0, len));
+      if (alias != 2) e = fmax(e, vrel(yd, y0, len));
+      CHECK(e <= TOL, "vec_pointwise n=%lld off=%d op=%d alias=%d: diff %.3g", (long long)n, off,
+            op, alias, e);
+      if (alias == 0) free(w), dfree(wd);
+      free(x), free(y), free(x0), free(y0), dfree(xd), dfree(yd);
+    }
+}
+
+/* vec_dots with k vectors (ys[2] is x, ys[7] repeats ys[0]); off 0: all 16-byte aligned, 1: none,
+ * 2: x aligned, the odd-numbered y not (mixed). Relative to sum_i |x_i y_i|; out[k] kept. */
+static void t_vdots(int64_t n, int off, int64_t k) {
+  const int offx = off == 1;
+  double *x = vrand(n, offx), *own[10], *ownd[10];
+  double *ref = hmalloc((size_t)k + 1), *got = hmalloc((size_t)k + 1);
+  double *xd = dcopy(x, (size_t)n + 1);
+  const double *yh[10], *ydv[10];
+  for (int64_t j = 0; j < k; j++) {
+    const int oj = off == 2 ? (int)(j & 1) : off;
+    own[j] = vrand(n, oj), ownd[j] = dcopy(own[j], (size_t)n + 1);
+    yh[j] = j == 2 ? x + offx : j == 7 ? yh[0] : own[j] + oj;
+    ydv[j] = j == 2 ? xd + offx : j == 7 ? ydv[0] : ownd[j] + oj;
+    ref[j] = got[j] = NAN;
+  }
+  ref[k] = got[k] = SENT;
+  CHECK_OK(H, HB->vec_dots(H, n, k, x + offx, yh, ref));
+  CHECK_OK(D, DB->vec_dots(D, n, k, xd + offx, ydv, got));
+  double e = got[k] == SENT ? 0 : INFINITY;
+  for (int64_t j = 0; j < k; j++) {
+    double sa = 0;
+    for (int64_t i = 0; i < n; i++) sa += fabs(x[offx + i] * yh[j][i]);
+    e = fmax(e, n == 0          ? (got[j] == 0.0 ? 0 : INFINITY)
+                : isnan(got[j]) ? INFINITY
+                                : fabs(got[j] - ref[j]) / sa);
+  }
+  CHECK(e <= TOL, "vec_dots n=%lld off=%d k=%lld: diff %.3g", (long long)n, off, (long long)k, e);
+  for (int64_t j = 0; j < k; j++) free(own[j]), dfree(ownd[j]);
+  free(x), free(ref), free(got), dfree(xd);
+}
+
+/* vec_norms with s = 1 and s = 1/max. mode 0: random entries; 1: a NaN at entry p; 2: -inf at p;
+ * 3: entries times 1e200 (with s = 1 the sum of squares overflows); 4: entries times 1e-200 (it
+ * underflows); 5: a NaN at p and +inf at n-1-p. The sums relative to the host's (sums of
+ * magnitudes), the maximum exactly; NaN where the host has NaN, the same infinity where it has
+ * one. */
+static void t_vnorms(int64_t n, int off, int mode, int64_t p) {
+  double *x = vrand(n, off);
+  for (int64_t i = 0; i < n; i++) x[off + i] *= mode == 3 ? 1e200 : mode == 4 ? 1e-200 : 1.0;
+  if (n > 0 && mode == 5) x[off + n - 1 - p] = INFINITY;
+  if (n > 0 && (mode == 1 || mode == 2 || mode == 5)) x[off + p] = mode == 2 ? -INFINITY : NAN;
+  double *xd = dcopy(x, (size_t)n + 1), mx = 0;
+  for (int64_t i = 0; i < n; i++) mx = fmax(mx, fabs(x[off + i]));
+  for (int pass = 0; pass < 2; pass++) {
+    const double s = pass == 1 && mx > 0 && isfinite(mx) ? 1.0 / mx : 1.0;
+    double ref[4] = {NAN, NAN, NAN, SENT}, got[4] = {NAN, NAN, NAN, SENT};
+    CHECK_OK(H, HB->vec_norms(H, n, x + off, s, ref));
+    CHECK_OK(D, DB->vec_norms(D, n, xd + off, s, got));
+    int ok = got[3] == SENT && (isnan(ref[2]) ? isnan(got[2]) : got[2] == ref[2]);
+    for (int c = 0; c < 2; c++)
+      ok &= isnan(ref[c])   ? isnan(got[c])
+            : isinf(ref[c]) ? got[c] == ref[c]
+                            : rel(got[c], ref[c]) <= TOL;
+    CHECK(ok, "vec_norms n=%lld off=%d mode=%d p=%lld s=%g: %.17g %.17g %.17g vs %.17g %.17g %.17g",
+          (long long)n, off, mode, (long long)p, s, got[0], got[1], got[2], ref[0], ref[1], ref[2]);
+  }
+  free(x), dfree(xd);
+}
+
 /* ---- timing -------------------------------------------------------------------------------- */
 /* Device time per call of the CG steps at n (no check but success), and the DRAM traffic they
  * imply: 7, 4 and 2 vectors. */
@@ -673,6 +827,22 @@ int main(void) {
       t_dot(cn[a], off);
       for (int use_dinv = 0; use_dinv < 2; use_dinv++) t_cg(cn[a], use_dinv, off, 5);
     }
+
+  /* single vectors: n past 1024 CTAs' worth of double2 (grid-stride), odd n for the tail */
+  const int64_t vn[] = {0, 1, 3, 1000, (1 << 20) + 3, BIG};
+  for (int a = 0; a < (quick ? 5 : 6); a++) {
+    const int64_t n = vn[a];
+    for (int off = 0; off < 2; off++) t_vaxpy(n, off), t_vpointwise(n, off);
+    for (int off = 0; off < 3; off++)
+      for (int64_t k = 0; k <= 9; k++)
+        if (n < 100000 || k == 1 || k == 3 || k == 4 || k == 5 || k == 9) t_vdots(n, off, k);
+    for (int off = 0; off < 2; off++)
+      for (int mode = 0; mode < 6; mode++) {
+        t_vnorms(n, off, mode, 0);
+        if (n > 1 && (mode == 1 || mode == 2 || mode == 5))
+          t_vnorms(n, off, mode, n / 2), t_vnorms(n, off, mode, n - 1);
+      }
+  }
 
   CHECK_OK(D, coal_ctx_sync(D));
   if (!quick) time_cg(1 << 21);

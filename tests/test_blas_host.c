@@ -7,9 +7,18 @@
  * (random column map and shifts, d NULL or not, W or only the norms), empty sizes
  * (n = 0: G = 0, nrm2 = 0, p = 0: Y = beta*Y, nothing written when q = 0). The CG steps: a
  * hand-computed case with exact (dyadic) numbers, both parities, dinv NULL or not; and several
- * iterations on random vectors against long-double formulas, par alternating. */
+ * iterations on random vectors against long-double formulas, par alternating. The single-vector
+ * operations (n in {0, 1, 7, 1000}): vec_axpbypcz for every combination of x / y present, c zero
+ * or not and d, z aliasing x, y or both (z NaN when c == 0 and separate: not read);
+ * vec_pointwise (w separate, w = x, w = y; x ./ y with zeros in y gives 0 there); vec_dots for k =
+ * 0..9 (one y is x, one repeats another); vec_norms on random entries, with a NaN or -inf at the
+ * start, middle or end (also a NaN and an inf), and on entries of size 1e200 and 1e-200 with s = 1
+ * (overflow / underflow) and s = 1/max. Entries past the end are never written, inputs other than
+ * the output are kept. */
 #include "blas.h"
 #include "check.h"
+
+#include <float.h>
 
 #define RM COAL_ROW_MAJOR
 #define CM COAL_COL_MAJOR
@@ -445,6 +454,150 @@ static void t_bcg(int64_t n, int64_t s, int64_t m, int use_d) {
   free(YX);
 }
 
+/* ---- single vectors (vec_*) ---------------------------------------------------------------- */
+/* n random entries in [-1, 1), then SENT (one past the end: never written) */
+static double *rvec(int64_t n) {
+  double *v = hmalloc((size_t)n + 1);
+  const uint64_t s = seed_counter++;
+  for (int64_t i = 0; i < n; i++) v[i] = coal_random_uniform(s, (uint64_t)i);
+  v[n] = SENT;
+  return v;
+}
+static double *vdup(const double *v, int64_t n) {
+  double *c = hmalloc((size_t)n + 1);
+  memcpy(c, v, sizeof(double) * ((size_t)n + 1));
+  return c;
+}
+static int vsame(const double *a, const double *b, int64_t n) {
+  return memcmp(a, b, sizeof(double) * ((size_t)n + 1)) == 0;
+}
+
+/* z = a x + b y + c z + d for every combination of x / y present and c zero or not; alias 0:
+ * separate arrays (z NaN when c == 0: it must not be read), 1: z is x, 2: z is y, 3: all three
+ * one array. */
+static void t_vaxpy(int64_t n, double d) {
+  const double a = 1.5, b = -0.75;
+  for (int combo = 0; combo < 8; combo++)
+    for (int alias = 0; alias < 4; alias++) {
+      const int hx = combo & 1, hy = (combo >> 1) & 1;
+      const double c = combo & 4 ? -2.5 : 0.0;
+      if ((alias == 1 && !hx) || (alias == 2 && !hy) || (alias == 3 && !(hx && hy))) continue;
+      double *x = rvec(n), *y = alias == 3 ? x : rvec(n);
+      double *z = alias == 1 || alias == 3 ? x : alias == 2 ? y : rvec(n);
+      for (int64_t i = 0; alias == 0 && c == 0.0 && i < n; i++) z[i] = NAN;
+      double *x0 = vdup(x, n), *y0 = vdup(y, n), *z0 = vdup(z, n);
+      CHECK_OK(H, HB->vec_axpbypcz(H, n, a, hx ? x : NULL, b, hy ? y : NULL, c, z, d));
+      double worst = 0;
+      for (int64_t i = 0; i < n; i++) {
+        long double ref = d, sc = fabs(d);
+        if (hx) ref += (long double)a * x0[i], sc += fabsl((long double)a * x0[i]);
+        if (hy) ref += (long double)b * y0[i], sc += fabsl((long double)b * y0[i]);
+        if (c != 0.0) ref += (long double)c * z0[i], sc += fabsl((long double)c * z0[i]);
+        worst = fmax(worst, err(z[i], ref, sc > 0 ? sc : 1));
+      }
+      /* the inputs that are not z are read only */
+      const int kept = z[n] == SENT && (z == x || vsame(x, x0, n)) && (z == y || vsame(y, y0, n));
+      CHECK(worst <= TOL && kept,
+            "vec_axpbypcz n=%lld x=%d y=%d c=%g d=%g alias=%d: error %.3g, %s", (long long)n, hx,
+            hy, c, d, alias, worst, kept ? "inputs and end kept" : "inputs or end WRITTEN");
+      if (z != x && z != y) free(z);
+      if (y != x) free(y);
+      free(x), free(x0), free(y0), free(z0);
+    }
+}
+
+/* w = x .* y or x ./ y (0 where y is 0: every third entry); alias 0: w separate (NaN before),
+ * 1: w is x, 2: w is y. */
+static void t_vpointwise(int64_t n, int op, int alias) {
+  double *x = rvec(n), *y = rvec(n);
+  for (int64_t i = 0; op == COAL_VEC_DIV && i < n; i += 3) y[i] = 0.0;
+  double *x0 = vdup(x, n), *y0 = vdup(y, n), *w = alias == 1 ? x : alias == 2 ? y : rvec(n);
+  for (int64_t i = 0; alias == 0 && i < n; i++) w[i] = NAN;
+  CHECK_OK(H, HB->vec_pointwise(H, n, op, x, y, w));
+  double worst = 0;
+  for (int64_t i = 0; i < n; i++) {
+    const long double ref = op == COAL_VEC_MULT ? (long double)x0[i] * y0[i]
+                            : y0[i] == 0.0      ? 0.0L
+                                                : (long double)x0[i] / y0[i];
+    worst = fmax(worst, err(w[i], ref, fabsl(ref) > 0 ? fabsl(ref) : 1));
+    if (op == COAL_VEC_DIV && y0[i] == 0.0 && w[i] != 0.0) worst = INFINITY;
+  }
+  const int kept = w[n] == SENT && (w == x || vsame(x, x0, n)) && (w == y || vsame(y, y0, n));
+  CHECK(worst <= TOL && kept, "vec_pointwise n=%lld op=%d alias=%d: error %.3g, %s", (long long)n,
+        op, alias, worst, kept ? "inputs and end kept" : "inputs or end WRITTEN");
+  if (alias == 0) free(w);
+  free(x), free(y), free(x0), free(y0);
+}
+
+/* out[j] = x . ys[j] for k vectors; ys[2] is x itself, ys[7] repeats ys[0]. */
+static void t_vdots(int64_t n, int64_t k) {
+  double *x = rvec(n), *own[10], *out = hmalloc((size_t)k + 1);
+  const double *ys[10];
+  for (int64_t j = 0; j < k; j++) {
+    own[j] = rvec(n);
+    ys[j] = j == 2 ? x : j == 7 ? ys[0] : own[j];
+    out[j] = NAN;
+  }
+  out[k] = SENT;
+  CHECK_OK(H, HB->vec_dots(H, n, k, x, ys, out));
+  double worst = out[k] == SENT ? 0 : INFINITY;
+  for (int64_t j = 0; j < k; j++) {
+    long double s = 0, sa = 0;
+    for (int64_t i = n - 1; i >= 0; i--) {
+      s += (long double)x[i] * ys[j][i];
+      sa += fabsl((long double)x[i] * ys[j][i]);
+    }
+    worst = fmax(worst, n == 0 ? (out[j] == 0.0 ? 0 : INFINITY) : err(out[j], s, sa));
+  }
+  CHECK(worst <= TOL, "vec_dots n=%lld k=%lld: error %.3g", (long long)n, (long long)k, worst);
+  for (int64_t j = 0; j < k; j++) free(own[j]);
+  free(x), free(out);
+}
+
+/* err within TOL, or both the same infinity */
+static int close_or_inf(double got, long double ref, long double scale) {
+  if (isinf((double)ref)) return got == (double)ref;
+  return err(got, ref, scale > 0 ? scale : 1) <= TOL;
+}
+
+/* vec_norms with s = 1 and s = 1/max. mode 0: random entries; 1: a NaN at entry p; 2: -inf at p;
+ * 3: entries times 1e200 (with s = 1 the sum of squares overflows); 4: entries times 1e-200 (with
+ * s = 1 it underflows); 5: a NaN at p and +inf at n-1-p (NaN wins the maximum). */
+static void t_vnorms(int64_t n, int mode, int64_t p) {
+  double *x = rvec(n);
+  for (int64_t i = 0; i < n; i++) x[i] *= mode == 3 ? 1e200 : mode == 4 ? 1e-200 : 1.0;
+  if (n > 0 && mode == 5) x[n - 1 - p] = INFINITY;
+  if (n > 0 && (mode == 1 || mode == 2 || mode == 5)) x[p] = mode == 2 ? -INFINITY : NAN;
+  long double s1 = 0, mx = 0;
+  for (int64_t i = n - 1; i >= 0; i--) {
+    const long double a = fabsl((long double)x[i]);
+    s1 += a;
+    if (a > mx) mx = a;
+  }
+  for (int pass = 0; pass < 2; pass++) {
+    const double s = pass == 1 && mx > 0 && isfinite((double)mx) ? 1.0 / (double)mx : 1.0;
+    double out[4] = {NAN, NAN, NAN, SENT};
+    CHECK_OK(H, HB->vec_norms(H, n, x, s, out));
+    long double s2 = 0;
+    for (int64_t i = n - 1; i >= 0; i--) s2 += ((long double)s * x[i]) * ((long double)s * x[i]);
+    int ok = out[3] == SENT;
+    if ((mode == 1 || mode == 5) && n > 0)
+      ok &= isnan(out[0]) && isnan(out[1]) && isnan(out[2]);
+    else {
+      ok &= close_or_inf(out[0], s1, s1) && out[2] == (double)mx;
+      if (s2 > (long double)DBL_MAX)
+        ok &= isinf(out[1]);
+      else if (s2 < 1e-290L) /* lost to underflow: the caller retries with s = 1/max */
+        ok &= out[1] >= 0 && out[1] < 1e-290;
+      else
+        ok &= close_or_inf(out[1], s2, s2);
+    }
+    CHECK(ok, "vec_norms n=%lld mode=%d p=%lld s=%g: %.17g %.17g %.17g", (long long)n, mode,
+          (long long)p, s, out[0], out[1], out[2]);
+  }
+  free(x);
+}
+
 int main(void) {
   CHECK_OK(NULL, coal_ctx_create(COAL_BACKEND_HOST, &H));
   if (!H) return check_finish();
@@ -493,6 +646,23 @@ int main(void) {
     for (int i = 0; i < 5; i++)
       for (int j = 1; j < 5; j++) t_bcg(bn[a], bw[i], bw[j], (i + j) & 1);
   t_bcg(7, 3, 300, 1), t_bcg(7, 0, 300, 0); /* the pass-by-pass path of wide blocks */
+
+  const int64_t vn[] = {0, 1, 7, 1000};
+  for (int a = 0; a < 4; a++) {
+    t_vaxpy(vn[a], 0.0), t_vaxpy(vn[a], -0.5);
+    for (int op = 0; op < 2; op++)
+      for (int alias = 0; alias < 3; alias++) t_vpointwise(vn[a], op, alias);
+    for (int64_t k = 0; k <= 9; k++) t_vdots(vn[a], k);
+    for (int mode = 0; mode < 6; mode++) {
+      t_vnorms(vn[a], mode, 0);
+      if (vn[a] > 1 && (mode == 1 || mode == 2 || mode == 5))
+        t_vnorms(vn[a], mode, vn[a] / 2), t_vnorms(vn[a], mode, vn[a] - 1);
+    }
+  }
+  {
+    double v[2] = {1, 2};
+    CHECK_ERR(H, HB->vec_pointwise(H, 2, 2, v, v, v), COAL_ERR_ARG);
+  }
 
   coal_ctx_destroy(&H);
   return check_finish();

@@ -651,7 +651,19 @@ coal_status cu_cg_update_p(coal_ctx ctx, int64_t n, const double *sc, int par, d
 
 /* Positional (C++17 has no designated initialisers): order of coal_blas_ops. */
 const coal_blas_ops coal_blas_cuda = {
-    cu_gram,         cu_gemm,         cu_dscale,      cu_copy_cols,     cu_eig_resid,
-    cu_cg_dot,       cu_cg_update_xr, cu_cg_update_p, coal_cu_bcg_gram, coal_cu_bcg_update,
+    cu_gram,
+    cu_gemm,
+    cu_dscale,
+    cu_copy_cols,
+    cu_eig_resid,
+    cu_cg_dot,
+    cu_cg_update_xr,
+    cu_cg_update_p,
+    coal_cu_bcg_gram,
+    coal_cu_bcg_update,
     coal_cu_bcg_dir,
+    coal_cu_vec_axpbypcz,
+    coal_cu_vec_pointwise,
+    coal_cu_vec_dots,
+    coal_cu_vec_norms,
 };

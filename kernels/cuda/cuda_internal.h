@@ -208,6 +208,14 @@ coal_status coal_cu_bcg_update(coal_ctx ctx, int64_t n, int64_t s, int64_t m, co
 coal_status coal_cu_bcg_dir(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int64_t q,
                             const double *X1, const double *d, const double *C1, const double *X2,
                             const double *C2, double *Y, double *YY, double *YX);
+/* Single-vector operations of kernels/blas.h (kernels/cuda/blas_vec.cu). */
+coal_status coal_cu_vec_axpbypcz(coal_ctx ctx, int64_t n, double a, const double *x, double b,
+                                 const double *y, double c, double *z, double d);
+coal_status coal_cu_vec_pointwise(coal_ctx ctx, int64_t n, int op, const double *x, const double *y,
+                                  double *w);
+coal_status coal_cu_vec_dots(coal_ctx ctx, int64_t n, int64_t k, const double *x,
+                             const double *const *ys, double *out);
+coal_status coal_cu_vec_norms(coal_ctx ctx, int64_t n, const double *x, double s, double *out);
 
 /* Process-wide tuning of the CUDA SpMM kernels for the measurement driver (kernels/bench.h,
  * coal_spmm_cuda_tune); 0 = default. */

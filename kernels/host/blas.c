@@ -1,6 +1,7 @@
 /* Host twins of the dense block operations (kernels/blas.h): plain loops, sums in double in
  * index order. They define the results the CUDA versions are tested against. */
 #include "../blas.h"
+#include "blas_vec.h"
 
 #include <string.h>
 
@@ -250,4 +251,8 @@ const coal_blas_ops coal_blas_host = {
     .bcg_gram = host_bcg_gram,
     .bcg_update = host_bcg_update,
     .bcg_dir = host_bcg_dir,
+    .vec_axpbypcz = coal_host_vec_axpbypcz,
+    .vec_pointwise = coal_host_vec_pointwise,
+    .vec_dots = coal_host_vec_dots,
+    .vec_norms = coal_host_vec_norms,
 };
