@@ -27,10 +27,13 @@ for step in "${steps[@]}"; do
     "$P/bin/test_petsc_swift" 2>&1 | tail -3 | tee "$OUT/petsc_swift.txt"
     mpiexec -n 2 "$P/bin/test_petsc_swift_mpi" 2>&1 | tail -3 | tee "$OUT/petsc_swift_mpi.txt"
     "$P/bin/test_petsc_shell" 2>&1 | tail -3 | tee "$OUT/petsc_shell.txt"
+    "$P/bin/test_petsc_vec" 2>&1 | tail -30 | tee "$OUT/petsc_vec.txt"
     bash tests/petsc/compare_ex.sh "$lib" "$P/bin/petsc_ksp_ex2" "$P/bin/slepc_eps_ex1" 2>&1 |
       tee "$OUT/petsc_tutorials.txt"
     compute-sanitizer --tool memcheck --leak-check no "$P/bin/test_petsc_swift" 2>&1 | tail -4 |
       tee "$OUT/petsc_memcheck.txt"
+    compute-sanitizer --tool memcheck --leak-check no "$P/bin/test_petsc_vec" 2>&1 | tail -4 |
+      tee -a "$OUT/petsc_memcheck.txt"
     unset COALESCE_BACKEND
     ;;
   bench)
@@ -43,13 +46,16 @@ for step in "${steps[@]}"; do
       shift
       "$P/bin/petsc_ksp_ex2" "${args[@]}" "$@" > "$OUT/ex2_$name.log" 2>&1
       echo "== $name: $(grep -E '^Norm of error' "$OUT/ex2_$name.log")"
-      grep -E '^(MatMult |KSPSolve|SwiftBuild|SwiftCopyIn|SwiftCopyOut|SwiftSpMV|VecTDot|VecAXPY|VecAYPX|VecPointwiseMult|VecNorm) ' \
+      grep -E '^(MatMult |KSPSolve|SwiftBuild|SwiftCopyIn|SwiftCopyOut|SwiftSpMV|VecTDot|VecAXPY|VecAYPX|VecPointwiseMult|VecNorm|VecSet|VecCopy) ' \
         "$OUT/ex2_$name.log"
     }
     lscpu | grep -E "Model name|^CPU\(s\)"
     run aij
     run swift_cuda -dll_append "$lib" -mat_type swift -mat_swift_backend cuda -mat_swift_view
-    run swift_cuda_nopin -dll_append "$lib" -mat_type swift -mat_swift_backend cuda -mat_swift_pin 0
+    run swift_vec_cuda -dll_append "$lib" -mat_type swift -vec_type swift -mat_swift_backend cuda \
+      -mat_swift_view
+    [ -n "${BENCH_SKIP_NOPIN:-}" ] ||
+      run swift_cuda_nopin -dll_append "$lib" -mat_type swift -mat_swift_backend cuda -mat_swift_pin 0
     [ -n "${BENCH_SKIP_HOST:-}" ] ||
       run swift_host -dll_append "$lib" -mat_type swift -mat_swift_backend host
     ;;

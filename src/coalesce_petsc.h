@@ -11,7 +11,9 @@
  *   -mat_swift_pin <bool>               page-lock the arrays of the vectors the products see,
  *                                       for faster copies to the GPU (default true)
  *   -mat_swift_view                     print the backend and kernel of each matrix once
- * -info reports the same through PetscInfo. */
+ * -info reports the same through PetscInfo.
+ * With -vec_type swift as well (one rank), PETSc's vectors keep their entries on the backend
+ * too: the vector operations of the solvers run there and the products copy nothing. */
 #ifndef COALESCE_PETSC_H
 #define COALESCE_PETSC_H
 
@@ -22,9 +24,14 @@
 #define MATSWIFT       "swift"
 #define MATSEQAIJSWIFT "seqaijswift"
 #define MATMPIAIJSWIFT "mpiaijswift"
+/* -vec_type swift: vectors whose entries also live in coalesce's backend memory (the GPU), so
+ * that a Krylov solve with -mat_type swift runs with no copy per product. One MPI rank. */
+#define VECSWIFT    "swift"
+#define VECSEQSWIFT "seqswift"
 
-/* Registers the matrix types (idempotent). For programs linked with libcoalesce directly;
- * -dll_append calls it through PetscDLLibraryRegister_coalesce. Call after PetscInitialize. */
+/* Registers the matrix and vector types (idempotent). For programs linked with libcoalesce
+ * directly; -dll_append calls it through PetscDLLibraryRegister_coalesce. Call after
+ * PetscInitialize. */
 PETSC_EXTERN PetscErrorCode coal_petsc_register(void);
 PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_coalesce(void);
 

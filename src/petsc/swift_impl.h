@@ -29,6 +29,9 @@ PetscErrorCode coal_petsc_error(coal_ctx ctx, coal_status st, const char *what);
  * -mat_swift_backend host|cuda|auto (default auto, which honours COALESCE_BACKEND), destroyed
  * by PetscFinalize. */
 PetscErrorCode coal_petsc_ctx(coal_ctx *ctx);
+/* Whether ctx is the plugin's context and still alive (a vector destroyed after PetscFinalize
+ * must not release memory through a destroyed context). */
+PetscBool swift_ctx_alive(coal_ctx ctx);
 
 /* Log events: the copies of PETSc's host vectors to and from the GPU, and our kernels. */
 typedef struct {
@@ -64,6 +67,15 @@ PetscErrorCode swift_apply_block(coal_mat A, swift_ws *w, PetscInt k, const Pets
 /* Page-locks the array of v (>= 1 MiB, CUDA backend) the first time it is seen and keeps it
  * registered until v is destroyed; *pinned says whether `array` is that registered array. */
 PetscErrorCode swift_pin(coal_ctx ctx, Vec v, const void *array, size_t bytes, PetscBool *pinned);
+
+/* The vector types (swift_vec.c). A seqswift vector keeps a copy of its entries in the backend's
+ * memory; these give that copy to the products: current for reading, or to be written (keep:
+ * current first, for y += A x) after which it is the only current copy. */
+PETSC_INTERN PetscErrorCode VecCreate_SeqSwift(Vec);
+PETSC_INTERN PetscErrorCode VecCreate_Swift(Vec);
+coal_ctx swift_vec_ctx(Vec v); /* NULL when v is not a seqswift vector */
+PetscErrorCode swift_vec_dev_read(Vec v, const double **d);
+PetscErrorCode swift_vec_dev_write(Vec v, PetscBool keep, double **d);
 
 /* Per-matrix data of seqaijswift (A->spptr). */
 typedef struct {

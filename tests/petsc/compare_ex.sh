@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # PETSc's and SLEPc's own unmodified tutorials, run with AIJ and with -mat_type swift loaded
-# through -dll_append: same iteration counts (within one), matching error norms, the same
-# eigenvalues, and proof that the swift type was used (-mat_swift_view prints a line per
-# matrix). Usage: compare_ex.sh LIBCOALESCE KSP_EX2 [SLEPC_EX1]
+# through -dll_append (and, on one rank, with -vec_type swift as well): same iteration counts
+# (within one), matching error norms, the same eigenvalues, and proof that the swift type was
+# used (-mat_swift_view prints a line per matrix). On two ranks -vec_type swift must fail with
+# its own message. Usage: compare_ex.sh LIBCOALESCE KSP_EX2 [SLEPC_EX1]
 # Environment: RANKS (default "1 2"), M (grid side, default 48), and COALESCE_BACKEND.
 set -uo pipefail
 lib=$1 ex2=$2 ex1=${3:-}
@@ -27,10 +28,15 @@ field() { # "Norm of error E iterations N" -> E or N
 for n in $ranks; do
   for ksp in cg gmres; do
     for pc in none jacobi gamg hypre; do
+     vecs=(mat)
+     [ "$n" = 1 ] && vecs+=(vec)
+     for vt in "${vecs[@]}"; do
       runs=$((runs + 1))
       args=(-m "$M" -n "$M" -ksp_type "$ksp" -pc_type "$pc")
+      extra=()
+      [ "$vt" = vec ] && extra=(-vec_type swift)
       ref=$(run "$n" "$ex2" "${args[@]}")
-      out=$(run "$n" "$ex2" "${args[@]}" "${swift[@]}")
+      out=$(run "$n" "$ex2" "${args[@]}" "${swift[@]}" "${extra[@]}")
       r=$(echo "$ref" | field) s=$(echo "$out" | field)
       used=$(echo "$out" | grep -c "coalesce seqaijswift")
       verdict=$(python3 - "$r" "$s" "$used" <<'PY'
@@ -44,15 +50,29 @@ if abs(er - es) > 0.05 * max(er, es) + 1e-14: print(f"error norm {es} vs {er}");
 print("ok")
 PY
 )
-      printf '%-3s ranks=%s ksp=%-5s pc=%-6s aij: %-28s swift: %-28s blocks=%s\n' \
-        "$([ "$verdict" = ok ] && echo ok || echo BAD)" "$n" "$ksp" "$pc" "$r" "$s" "$used"
+      printf '%-3s ranks=%s ksp=%-5s pc=%-6s vecs=%-4s aij: %-28s swift: %-28s blocks=%s\n' \
+        "$([ "$verdict" = ok ] && echo ok || echo BAD)" "$n" "$ksp" "$pc" \
+        "$([ "$vt" = vec ] && echo swift || echo seq)" "$r" "$s" "$used"
       if [ "$verdict" != ok ]; then
         fails=$((fails + 1))
         echo "  -> $verdict"
         echo "$out" | tail -20 | sed 's/^/     /'
       fi
+     done
     done
   done
+  if [ "$n" != 1 ]; then # -vec_type swift is one rank only: a clear error, not a wrong answer
+    runs=$((runs + 1))
+    out=$(run "$n" "$ex2" -m "$M" -n "$M" "${swift[@]}" -vec_type swift)
+    st=$?
+    if [ $st -ne 0 ] && echo "$out" | grep -q "vector type swift runs on one MPI rank"; then
+      echo "ok  ranks=$n -vec_type swift refused with its message"
+    else
+      fails=$((fails + 1))
+      echo "BAD ranks=$n -vec_type swift: exit $st"
+      echo "$out" | tail -20 | sed 's/^/     /'
+    fi
+  fi
 done
 
 if [ -n "$ex1" ]; then
