@@ -134,6 +134,7 @@ static int all_ours(int nv, const Vec *v, struct swift_vec **s) {
  * from those of the last upload. */
 #define SWIFT_MIRROR_KEY "coal_swift_mirror"
 struct swift_mirror {
+  Vec owner; /* VECSEQ's duplicate copies composed objects: a copy is not its own mirror */
   coal_ctx ctx;
   double *d;
   PetscObjectState state;
@@ -175,18 +176,20 @@ static PetscErrorCode vs_read(Vec v, coal_ctx ctx, const double **d) {
   }
   PetscInt n = v->map->n;
   PetscCall(PetscObjectQuery((PetscObject)v, SWIFT_MIRROR_KEY, (PetscObject *)&c));
+  if (c) {
+    PetscCall(PetscContainerGetPointer(c, (void **)&r));
+    if (r->owner != v) c = NULL; /* inherited from the vector v was duplicated from */
+  }
   if (!c) {
     void *buf = NULL;
     if (n > 0) SWIFT_CALL(ctx, coal_ops(ctx)->alloc(ctx, sizeof(double) * (size_t)n, &buf));
     PetscCall(PetscNew(&r));
-    r->ctx = ctx, r->d = (double *)buf;
+    r->owner = v, r->ctx = ctx, r->d = (double *)buf;
     PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
     PetscCall(PetscContainerSetPointer(c, r));
     PetscCall(PetscContainerSetUserDestroy(c, mirror_destroy));
     PetscCall(PetscObjectCompose((PetscObject)v, SWIFT_MIRROR_KEY, (PetscObject)c));
     PetscCall(PetscContainerDestroy(&c));
-  } else {
-    PetscCall(PetscContainerGetPointer(c, (void **)&r));
   }
   PetscCall(PetscObjectStateGet((PetscObject)v, &state));
   PetscCall(VecGetArrayRead(v, &a));

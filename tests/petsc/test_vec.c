@@ -289,6 +289,16 @@ static PetscErrorCode vector_ops(PetscInt n) {
       }
     }
   }
+  { /* a duplicate of a VECSEQ operand inherits its composed objects: both in one operation */
+    Vec w2;
+    PetscCall(VecDuplicate(w.t, &w2));
+    PetscCall(VecSet(w2, 3.0));
+    PetscCall(pair_dirty(&x));
+    PetscCall(VecAXPBYPCZ(x.s, 1.0, -1.0, 0.5, w.t, w2));
+    PetscCall(VecAXPBYPCZ(x.t, 1.0, -1.0, 0.5, w.t, w2));
+    CHECK_PAIR(x, "VecAXPBYPCZ with a VECSEQ and its duplicate");
+    PetscCall(VecDestroy(&w2));
+  }
   PetscCall(VecDot(x.t, y.s, &ds));
   PetscCall(VecDot(x.t, y.t, &dt));
   EXPECT(rel(ds, dt) <= 1e-12, "n=%d mixed VecDot", (int)n);
