@@ -26,6 +26,7 @@
  */
 #include "../blas.h"
 #include "cuda_internal.h"
+#include "reduce.cuh"
 
 #include <limits.h>
 #include <stdint.h>
@@ -77,21 +78,9 @@ coal_status coal_ws_pinned(coal_ctx ctx, size_t bytes, void **p) {
 
 namespace {
 
-constexpr int kThreads = COAL_CUDA_CTA; /* 256 */
-constexpr int kWarps = kThreads / 32;
-constexpr int kMaxPart = 1024;        /* most CTAs (partials) of a reduction */
+using namespace coal_reduce;          /* kThreads, kMaxPart, reduce_grid, aligned16, cta_reduce */
 constexpr int64_t kChunk = 1ll << 30; /* rows per cuBLAS call (32-bit sizes) */
 constexpr int64_t kMaxGridY = 65535;
-
-/* Grid of a reduction over `units` work items: bounded by kMaxPart and 8 CTAs per SM. */
-int reduce_grid(coal_ctx ctx, int64_t units) {
-  int64_t cap = (int64_t)ctx->cuda->sm_count * 8;
-  if (cap > kMaxPart) cap = kMaxPart;
-  int64_t g = (units + kThreads - 1) / kThreads;
-  return (int)(g < 1 ? 1 : g > cap ? cap : g);
-}
-
-bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
 
 /* Columns per CTA row of the 2D block kernels: smallest power of two >= k, at most 32. */
 int block_tx(int64_t k) {
@@ -101,28 +90,6 @@ int block_tx(int64_t k) {
 }
 
 /* ---- reductions ---------------------------------------------------------------------------- */
-/* Sums v over the CTA (kThreads threads, 1D) in a fixed order; thread 0 gets the totals. */
-template <int NV> __device__ __forceinline__ void cta_sum(double (&v)[NV]) {
-  __shared__ double s[NV][kWarps];
-  const int lane = (int)(threadIdx.x & 31), warp = (int)(threadIdx.x >> 5);
-#pragma unroll
-  for (int c = 0; c < NV; c++) {
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) v[c] += __shfl_down_sync(COAL_FULL_MASK, v[c], off);
-    if (lane == 0) s[c][warp] = v[c];
-  }
-  __syncthreads();
-  if (warp == 0) {
-#pragma unroll
-    for (int c = 0; c < NV; c++) {
-      double t = lane < kWarps ? s[c][lane] : 0.0;
-#pragma unroll
-      for (int off = kWarps / 2; off > 0; off >>= 1) t += __shfl_down_sync(COAL_FULL_MASK, t, off);
-      v[c] = t;
-    }
-  }
-}
-
 /* Second stage: out_c = sum of part[c*npart + b] over b < npart (npart == 0: 0). One CTA. */
 template <int NV>
 __global__ __launch_bounds__(kThreads) void final_sum_kernel(const double *__restrict__ part,
@@ -134,7 +101,7 @@ __global__ __launch_bounds__(kThreads) void final_sum_kernel(const double *__res
     v[c] = 0.0;
     for (int b = (int)threadIdx.x; b < npart; b += kThreads) v[c] += part[c * npart + b];
   }
-  cta_sum<NV>(v);
+  cta_reduce<NV, NV>(v);
   if (threadIdx.x == 0) {
     *out0 = v[0];
     if (NV > 1) *out1 = v[NV - 1];
@@ -161,7 +128,7 @@ __global__ __launch_bounds__(kThreads) void dot_kernel(int64_t n, const double *
     for (int64_t i = t0; i < n; i += st) s0 = fma(__ldg(x + i), __ldg(y + i), s0);
   }
   double v[1] = {s0 + s1};
-  cta_sum<1>(v);
+  cta_reduce<1, 1>(v);
   if (threadIdx.x == 0) part[blockIdx.x] = v[0];
 }
 
@@ -206,7 +173,7 @@ __global__ __launch_bounds__(kThreads) void update_xr_kernel(
     if (DINV) rz = fma(ri * ri, __ldg(dinv + i), rz);
   }
   double v[2] = {DINV ? rz : rr, rr};
-  cta_sum<2>(v);
+  cta_reduce<2, 2>(v);
   if (threadIdx.x == 0) {
     part[blockIdx.x] = v[0];
     part[gridDim.x + blockIdx.x] = v[1];

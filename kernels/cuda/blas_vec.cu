@@ -16,6 +16,7 @@
  * propagates NaN through both stages. */
 #include "../blas.h"
 #include "cuda_internal.h"
+#include "reduce.cuh"
 
 #include <limits.h>
 #include <stdint.h>
@@ -23,54 +24,8 @@
 
 namespace {
 
-constexpr int kThreads = COAL_CUDA_CTA;
-constexpr int kWarps = kThreads / 32;
-constexpr int kMaxPart = 1024; /* most CTAs of a pass (partials per result) */
-constexpr int kGroup = 4;      /* y vectors per vec_dots pass: x is read once per group */
-
-/* CTAs of a pass over `units` work items: bounded by kMaxPart and 8 per SM (as blas.cu). */
-int pass_grid(coal_ctx ctx, int64_t units) {
-  int64_t cap = (int64_t)ctx->cuda->sm_count * 8;
-  if (cap > kMaxPart) cap = kMaxPart;
-  const int64_t g = (units + kThreads - 1) / kThreads;
-  return (int)(g < 1 ? 1 : g > cap ? cap : g);
-}
-
-bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
-
-/* ---- reductions ---------------------------------------------------------------------------- */
-/* Maximum that keeps NaN: a NaN operand wins on either side. */
-__device__ __forceinline__ double nan_max(double m, double a) { return (a > m || a != a) ? a : m; }
-
-/* Combines v over the CTA (1D, kThreads threads) in a fixed order: entries c < NS are summed, the
- * others combined by nan_max (their values are >= 0, so 0 is neutral). Thread 0 gets the
- * results. */
-template <int NV, int NS> __device__ __forceinline__ void cta_reduce(double (&v)[NV]) {
-  __shared__ double sh[NV][kWarps];
-  const int lane = (int)(threadIdx.x & 31), warp = (int)(threadIdx.x >> 5);
-#pragma unroll
-  for (int c = 0; c < NV; c++) {
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) {
-      const double t = __shfl_down_sync(COAL_FULL_MASK, v[c], off);
-      v[c] = c < NS ? v[c] + t : nan_max(v[c], t);
-    }
-    if (lane == 0) sh[c][warp] = v[c];
-  }
-  __syncthreads();
-  if (warp == 0) {
-#pragma unroll
-    for (int c = 0; c < NV; c++) {
-      double t = lane < kWarps ? sh[c][lane] : 0.0;
-#pragma unroll
-      for (int off = kWarps / 2; off > 0; off >>= 1) {
-        const double u = __shfl_down_sync(COAL_FULL_MASK, t, off);
-        t = c < NS ? t + u : nan_max(t, u);
-      }
-      v[c] = t;
-    }
-  }
-}
+using namespace coal_reduce; /* kThreads, kMaxPart, reduce_grid, aligned16, nan_max, cta_reduce */
+constexpr int kGroup = 4;    /* y vectors per vec_dots pass: x is read once per group */
 
 /* Second stage, one CTA per group of NV results: out[r*NV + c] combines (as cta_reduce)
  * part[(r*NV + c)*npart + b] over b < npart, r = blockIdx.x. */
@@ -263,7 +218,7 @@ coal_status coal_cu_vec_axpbypcz(coal_ctx ctx, int64_t n, double a, const double
   if (n == 0) return COAL_SUCCESS;
   const bool hx = x != NULL, hy = y != NULL, rz = c != 0.0;
   const bool vec = aligned16(z) && (!hx || aligned16(x)) && (!hy || aligned16(y));
-  const int g = pass_grid(ctx, vec ? (n + 1) / 2 : n);
+  const int g = reduce_grid(ctx, vec ? (n + 1) / 2 : n);
   (vec ? pick_axpbypcz<true> : pick_axpbypcz<false>)(hx, hy, rz)(g, coal_stream(ctx), n, a, x, b, y,
                                                                  c, z, d);
   COAL_CUDA_LAUNCH_CHECK(ctx);
@@ -276,7 +231,7 @@ coal_status coal_cu_vec_pointwise(coal_ctx ctx, int64_t n, int op, const double 
              "vec_pointwise: unknown op %d", op);
   if (n == 0) return COAL_SUCCESS;
   const bool vec = aligned16(x) && aligned16(y) && aligned16(w), div = op == COAL_VEC_DIV;
-  const int g = pass_grid(ctx, vec ? (n + 1) / 2 : n);
+  const int g = reduce_grid(ctx, vec ? (n + 1) / 2 : n);
   cudaStream_t s = coal_stream(ctx);
   if (vec)
     (div ? launch_pointwise<true, true> : launch_pointwise<false, true>)(g, s, n, x, y, w);
@@ -296,7 +251,7 @@ coal_status coal_cu_vec_dots(coal_ctx ctx, int64_t n, int64_t k, const double *x
   COAL_CHECK(ctx, k <= INT_MAX, COAL_ERR_ARG, "vec_dots: too many vectors (%lld)", (long long)k);
   bool vec = aligned16(x);
   for (int64_t j = 0; j < k; j++) vec = vec && aligned16(ys[j]);
-  const int g = pass_grid(ctx, vec ? (n + 1) / 2 : n);
+  const int g = reduce_grid(ctx, vec ? (n + 1) / 2 : n);
   const size_t bytes = sizeof(double) * (size_t)k;
   double *part = NULL;
   void *res = NULL, *resh = NULL;
@@ -326,7 +281,7 @@ coal_status coal_cu_vec_norms(coal_ctx ctx, int64_t n, const double *x, double s
     return COAL_SUCCESS;
   }
   const bool vec = aligned16(x);
-  const int g = pass_grid(ctx, vec ? (n + 1) / 2 : n);
+  const int g = reduce_grid(ctx, vec ? (n + 1) / 2 : n);
   const size_t bytes = 3 * sizeof(double);
   double *part = NULL;
   void *res = NULL, *resh = NULL;

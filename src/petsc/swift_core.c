@@ -87,6 +87,15 @@ PetscErrorCode swift_log_sync(coal_ctx ctx) {
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode swift_convert_target(Mat A, MatReuse reuse, Mat *newmat) {
+  PetscFunctionBegin;
+  if (reuse == MAT_INITIAL_MATRIX)
+    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, newmat));
+  else if (reuse == MAT_REUSE_MATRIX)
+    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode swift_republish(Mat B, const char *from, const char *to, PetscBool on) {
   PetscVoidFunction f = NULL;
   PetscFunctionBegin;

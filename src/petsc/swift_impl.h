@@ -51,6 +51,9 @@ PetscErrorCode swift_log_sync(coal_ctx ctx);
 /* Composes under `to` the function B has under `from` (on), or removes `to` (off): AIJ's
  * converters re-published under our type names. */
 PetscErrorCode swift_republish(Mat B, const char *from, const char *to, PetscBool on);
+/* The matrix a conversion to our types works on: a copy of A (MAT_INITIAL_MATRIX), *newmat
+ * refilled from A (MAT_REUSE_MATRIX), or A itself (MAT_INPLACE_MATRIX, *newmat == A). */
+PetscErrorCode swift_convert_target(Mat A, MatReuse reuse, Mat *newmat);
 PetscErrorCode swift_ws_reserve(coal_ctx ctx, swift_ws *w, size_t xbytes, size_t ybytes);
 void swift_ws_free(coal_ctx ctx, swift_ws *w);
 

@@ -58,10 +58,7 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJSwift(Mat A, MatType type, MatReuse reuse
   Mat_MPIAIJSwift *s;
   PetscFunctionBegin;
   (void)type;
-  if (reuse == MAT_INITIAL_MATRIX)
-    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, newmat));
-  else if (reuse == MAT_REUSE_MATRIX)
-    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
+  PetscCall(swift_convert_target(A, reuse, newmat));
   B = *newmat;
   PetscBool ours;
   PetscCall(PetscObjectTypeCompare((PetscObject)B, MATMPIAIJSWIFT, &ours));

@@ -263,10 +263,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJSwift(Mat A, MatType type, MatReuse reuse
   Mat_SeqAIJSwift *s;
   PetscFunctionBegin;
   (void)type;
-  if (reuse == MAT_INITIAL_MATRIX)
-    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, newmat));
-  else if (reuse == MAT_REUSE_MATRIX)
-    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
+  PetscCall(swift_convert_target(A, reuse, newmat));
   B = *newmat;
   if (B->spptr) { /* already ours (the duplicate of a seqaijswift is one) */
     PetscBool ours;
