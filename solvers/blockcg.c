@@ -4,7 +4,7 @@
  *
  * Blocks are n x m row-major with tight leading dimension; ka active columns, s directions.
  * With no preconditioner or Jacobi (M^-1 = diag(dinv)), one iteration is four passes over the
- * blocks and three host round trips:
+ * blocks and two host round trips:
  *   1. bcg_update: X += P alpha, R -= Q alpha, Z = M^-1 R (not stored), the column norms of R
  *      and the Grams Q^T Z, P^T Z, Z^T Z, in one pass (R stays orthogonal to every P so far).
  *      Converged columns are written to the caller's X and leave the block (the Krylov space
@@ -12,20 +12,23 @@
  *   host: beta = -G^-1 (Q^T Z); the new search block W = Z + P beta is never formed: its Gram
  *      W^T W = Z^T Z + (P^T Z)^T beta + beta^T (P^T Z) + beta^T (P^T P) beta comes from the
  *      Grams above, and its pivoted Cholesky gives T (ka x r, dependent directions dropped).
- *   2. bcg_dir: P = (M^-1 R) T + P (beta T) = W T, orthonormal, rank r, with P^T P (keeps the
- *      W^T W formula exact when P is orthonormal only to rounding) and H = P^T R.
+ *   2. bcg_dir: P = (M^-1 R) T + P (beta T) = W T, orthonormal, rank r (no sums: no round
+ *      trip).
  *   3. SpMM: Q = A P.
- *   4. gram: G = P^T Q.
+ *   4. bcg_gram: G = P^T Q, P^T P (keeps the W^T W formula exact when P is orthonormal only to
+ *      rounding) and H = P^T R, one pass over P, Q and R.
  *   host: G = L L^T; alpha = G^-1 H.
+ * (P^T P and H used to come with bcg_dir, from its output tile: one pass fewer over R, but a
+ * third round trip and a slower direction pass; on an H200, lap3d:128 with 32 columns, the
+ * split costs 405 + 444 us per iteration against 584 + 276 us, and the solve 0.64 s against
+ * 0.67-0.69 s, bench/RESULTS.md.)
  * H is measured, not taken as T^T (Z^T R) (equal in exact arithmetic since the old P is
  * orthogonal to R): T grows like the inverse of W's smallest kept singular value, and with 32
  * columns on 1138_bus that form lost enough accuracy to diverge, where the measured H takes
  * the 33 iterations of the explicit method.
  * Traffic per iteration in blocks of n x k doubles: update 6 (read P, Q, X, R; write X, R),
- * bcg_dir 3 (read R, P; write P), SpMM 2 + the matrix, gram 2: 13, against 21 for the same
- * steps as separate cuBLAS products (bench/RESULTS.md). A user preconditioner needs Z stored:
- * the update is split around its call, bcg_dir reads Z, and bcg_gram forms P^T Q, P^T P and
- * P^T R after the SpMM (15 blocks). */
+ * bcg_dir 3 (read R, P; write P), SpMM 2 + the matrix, bcg_gram 3: 14. A user preconditioner
+ * needs Z stored: the update is split around its call and bcg_dir reads Z. */
 #include "dense.h"
 #include "solver_impl.h"
 
@@ -64,26 +67,30 @@ static coal_status bcg_alloc(coal_solver S, bcg_work *w) {
   return COAL_SUCCESS;
 }
 
-/* C (p x q, ldc) = A^T B: A r x p (lda), B r x q (ldb); host, sums in index order. */
+/* C (p x q, ldc) = A^T B: A r x p (lda), B r x q (ldb); host. Each entry is summed in index
+ * order; the loops run over rows of B innermost so that they vectorise. */
 static void dense_atb(int r, int p, int q, const double *A, int lda, const double *B, int ldb,
                       double *C, int ldc) {
   for (int a = 0; a < p; a++)
-    for (int b = 0; b < q; b++) {
-      double t = 0.0;
-      for (int i = 0; i < r; i++) t += A[i * lda + a] * B[i * ldb + b];
-      C[a * ldc + b] = t;
+    for (int b = 0; b < q; b++) C[a * ldc + b] = 0.0;
+  for (int i = 0; i < r; i++)
+    for (int a = 0; a < p; a++) {
+      const double v = A[i * lda + a];
+      for (int b = 0; b < q; b++) C[a * ldc + b] += v * B[i * ldb + b];
     }
 }
 
-/* C (p x q, ldc) = A B: A p x r (lda), B r x q (ldb). */
+/* C (p x q, ldc) = A B: A p x r (lda), B r x q (ldb); same summation order. */
 static void dense_ab(int p, int r, int q, const double *A, int lda, const double *B, int ldb,
                      double *C, int ldc) {
-  for (int a = 0; a < p; a++)
-    for (int b = 0; b < q; b++) {
-      double t = 0.0;
-      for (int i = 0; i < r; i++) t += A[a * lda + i] * B[i * ldb + b];
-      C[a * ldc + b] = t;
+  for (int a = 0; a < p; a++) {
+    double *c = C + a * ldc;
+    for (int b = 0; b < q; b++) c[b] = 0.0;
+    for (int i = 0; i < r; i++) {
+      const double v = A[a * lda + i];
+      for (int b = 0; b < q; b++) c[b] += v * B[i * ldb + b];
     }
+  }
 }
 
 /* Y = alpha A X + beta Y over backend blocks (n x m row-major tight). */
@@ -259,21 +266,18 @@ coal_status coal_blockcg_solve(coal_solver S, coal_bvec B, coal_bvec X) {
     for (int64_t a = 0; a < ka; a++)
       memcpy(w.Tt + a * rank, w.T + a * ka, sizeof(double) * (size_t)rank);
     if (s > 0) dense_ab((int)s, (int)ka, rank, w.Bt, (int)ka, w.Tt, rank, w.BT, rank);
-    const int user = S->pc == COAL_PC_USER;
-    if (user) /* P^T P and H = P^T R after the SpMM */
+    /* P^T P and H = P^T R are measured after the SpMM, in the pass that forms P^T Q */
+    if (S->pc == COAL_PC_USER)
       st = b->bcg_dir(ctx, n, ka, s, rank, w.Z, NULL, w.Tt, w.P, w.BT, w.Sp, NULL, NULL);
     else
-      st = b->bcg_dir(ctx, n, ka, s, rank, w.R, S->dinv, w.Tt, w.P, w.BT, w.Sp, w.PP, w.H);
+      st = b->bcg_dir(ctx, n, ka, s, rank, w.R, S->dinv, w.Tt, w.P, w.BT, w.Sp, NULL, NULL);
     if (st) goto done;
     swap(&w.P, &w.Sp);
     s = rank;
 
     /* Q = A P; G = P^T Q = L L^T; alpha = G^-1 H */
     COAL_CALL_GOTO(st, block_spmm(S, 1.0, w.P, 0.0, w.Q, s), done);
-    if (user)
-      st = b->bcg_gram(ctx, n, s, ka, w.P, w.Q, w.R, w.L, w.PP, w.H);
-    else
-      st = b->gram(ctx, n, s, s, w.P, s, w.Q, s, w.L, s);
+    st = b->bcg_gram(ctx, n, s, ka, w.P, w.Q, w.R, w.L, w.PP, w.H);
     if (st) goto done;
     coal_dense_symmetrize((int)s, w.L, (int)s);
     if (coal_dense_cholesky((int)s, w.L, (int)s)) {

@@ -21,17 +21,25 @@ int coal_dense_cholesky(int m, double *G, int ldg) {
 }
 
 void coal_dense_chol_solve(int m, const double *L, int ldl, int q, double *B, int ldb) {
-  for (int c = 0; c < q; c++) {
-    for (int i = 0; i < m; i++) { /* L y = b */
-      double s = B[i * ldb + c];
-      for (int l = 0; l < i; l++) s -= L[i * ldl + l] * B[l * ldb + c];
-      B[i * ldb + c] = s / L[i * ldl + i];
+  /* row operations over the q columns (vectorisable); every entry sees the same sequence of
+   * operations as a column-by-column substitution */
+  for (int i = 0; i < m; i++) { /* L y = b */
+    double *bi = B + i * ldb;
+    for (int l = 0; l < i; l++) {
+      const double v = L[i * ldl + l], *bl = B + l * ldb;
+      for (int c = 0; c < q; c++) bi[c] -= v * bl[c];
     }
-    for (int i = m - 1; i >= 0; i--) { /* L^T x = y */
-      double s = B[i * ldb + c];
-      for (int l = i + 1; l < m; l++) s -= L[l * ldl + i] * B[l * ldb + c];
-      B[i * ldb + c] = s / L[i * ldl + i];
+    const double d = L[i * ldl + i];
+    for (int c = 0; c < q; c++) bi[c] /= d;
+  }
+  for (int i = m - 1; i >= 0; i--) { /* L^T x = y */
+    double *bi = B + i * ldb;
+    for (int l = i + 1; l < m; l++) {
+      const double v = L[l * ldl + i], *bl = B + l * ldb;
+      for (int c = 0; c < q; c++) bi[c] -= v * bl[c];
     }
+    const double d = L[i * ldl + i];
+    for (int c = 0; c < q; c++) bi[c] /= d;
   }
 }
 

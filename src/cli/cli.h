@@ -174,13 +174,17 @@ int cli_solve_run(coal_mat A, coal_bvec B, coal_bvec X, const cli_solve_opts *o,
                   cli_solve_result *res);
 void cli_solve_result_free(cli_solve_result *r);
 /* K deterministic random right-hand sides solved by Block-CG and (run_seq) by K sequential CG
- * solves, from X = 0 each (src/cli/cli_bench_solve.c). */
+ * solves at CG's own check interval, from X = 0 each (src/cli/cli_bench_solve.c). A is put on
+ * the backend first (one product, upload_s), so that neither timed run pays its upload.
+ * exact_its: the K CG solves again, checking every iteration, for exact iteration counts
+ * (seq_exact, and block_more from them; otherwise block_more compares with seq). */
 typedef struct {
-  cli_solve_result block, seq;
-  int have_seq;
+  cli_solve_result block, seq, seq_exact;
+  int have_seq, have_exact;
   int block_more; /* columns where Block-CG needed more iterations than CG */
+  double upload_s;
 } cli_solve_compare_result;
-int cli_solve_compare(coal_mat A, int64_t k, const cli_solve_opts *o, int run_seq,
+int cli_solve_compare(coal_mat A, int64_t k, const cli_solve_opts *o, int run_seq, int exact_its,
                       cli_solve_compare_result *r);
 void cli_solve_compare_free(cli_solve_compare_result *r);
 

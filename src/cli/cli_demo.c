@@ -39,7 +39,7 @@ static int demo_run(coal_ctx ctx, int64_t n, int64_t k, int auto_note) {
   o.pc = COAL_PC_JACOBI, o.rtol = DEMO_RTOL;
   cli_solve_compare_result r;
   memset(&r, 0, sizeof r);
-  int rc = cli_solve_compare(A, k, &o, 1, &r);
+  int rc = cli_solve_compare(A, k, &o, 1, 0, &r);
   coal_mat_destroy(&A);
   if (rc != CLI_OK) {
     cli_solve_compare_free(&r);

@@ -1,0 +1,134 @@
+/* Block-CG step timing driver (not installed): each step of one Block-CG iteration on the
+ * 3-D 7-point Laplacian (default 128^3) with k = 32 columns, timed with CUDA events
+ * (coal_bench_time: median of reps, each call including its own host round trip), then the
+ * four steps back to back as one iteration, and two alternatives (the direction step without
+ * its Grams; the Grams P^T Q, P^T P, P^T R in one pass). Compares with the solver's time per
+ * iteration (bench solve) to show how much of it is outside the kernels.
+ *
+ *   bcg_probe [N] [K]   grid N^3 (default 128), K columns (default 32, at most 32)
+ */
+#include "backend.h"
+#include "bench.h"
+#include "blas.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct {
+  coal_ctx ctx;
+  coal_mat A;
+  int64_t n, k;
+  double *P, *Q, *X, *R, *Z, *Y, *dinv;
+  coal_bvec Pv, Qv;
+  double *C, *C2, *out; /* host: k x k coefficients, 4 k x k + k results */
+} probe;
+
+static coal_status run_update(void *p) {
+  probe *a = p;
+  double *o = a->out;
+  const int64_t kk = a->k * a->k;
+  return coal_blas(a->ctx)->bcg_update(a->ctx, a->n, a->k, a->k, a->P, a->Q, a->C, a->X, a->R,
+                                       a->dinv, a->Z, 0, o, o + a->k, o + a->k + kk,
+                                       o + a->k + 2 * kk);
+}
+static coal_status run_dir(void *p) {
+  probe *a = p;
+  int64_t kk = a->k * a->k;
+  return coal_blas(a->ctx)->bcg_dir(a->ctx, a->n, a->k, a->k, a->k, a->R, a->dinv, a->C, a->P,
+                                    a->C2, a->Y, a->out, a->out + kk);
+}
+static coal_status run_dir_nogram(void *p) {
+  probe *a = p;
+  return coal_blas(a->ctx)->bcg_dir(a->ctx, a->n, a->k, a->k, a->k, a->R, a->dinv, a->C, a->P,
+                                    a->C2, a->Y, NULL, NULL);
+}
+static coal_status run_gram3(void *p) {
+  probe *a = p;
+  int64_t kk = a->k * a->k;
+  return coal_blas(a->ctx)->bcg_gram(a->ctx, a->n, a->k, a->k, a->P, a->Q, a->R, a->out,
+                                     a->out + kk, a->out + 2 * kk);
+}
+static coal_status run_spmm(void *p) {
+  probe *a = p;
+  return coal_spmm(a->A, COAL_SPMM_AUTO, 1.0, a->Pv, 0.0, a->Qv);
+}
+static coal_status run_gram(void *p) {
+  probe *a = p;
+  return coal_blas(a->ctx)->gram(a->ctx, a->n, a->k, a->k, a->P, a->k, a->Q, a->k, a->out, a->k);
+}
+static coal_status run_all(void *p) {
+  coal_status st = run_update(p);
+  if (!st) st = run_dir(p);
+  if (!st) st = run_spmm(p);
+  if (!st) st = run_gram(p);
+  return st;
+}
+
+static coal_bvec block(probe *a, int64_t k, uint64_t seed, double **data) {
+  coal_bvec B = NULL;
+  if (coal_bvec_create(a->ctx, a->n, k, COAL_F64, COAL_ROW_MAJOR, 0, &B) ||
+      coal_bvec_set_random(B, seed)) {
+    fprintf(stderr, "bcg_probe: block: %s\n", coal_ctx_last_error(a->ctx));
+    exit(1);
+  }
+  *data = coal_bvec_data(B);
+  return B;
+}
+
+int main(int argc, char **argv) {
+  int64_t N = argc > 1 ? atoll(argv[1]) : 128, k = argc > 2 ? atoll(argv[2]) : 32;
+  if (N < 2 || k < 1 || k > 32) {
+    fprintf(stderr, "usage: bcg_probe [N >= 2] [K in 1..32]\n");
+    return 2;
+  }
+  probe a = {0};
+  a.k = k;
+  if (coal_ctx_create(COAL_BACKEND_CUDA, &a.ctx) ||
+      coal_gen_laplace3d(a.ctx, N, N, N, 7, COAL_F64, &a.A)) {
+    fprintf(stderr, "bcg_probe: %s\n", a.ctx ? coal_ctx_last_error(a.ctx) : "no context");
+    return 1;
+  }
+  a.n = N * N * N;
+  coal_bvec B[7];
+  B[0] = a.Pv = block(&a, k, 1, &a.P);
+  B[1] = a.Qv = block(&a, k, 2, &a.Q);
+  B[2] = block(&a, k, 3, &a.X);
+  B[3] = block(&a, k, 4, &a.R);
+  B[4] = block(&a, k, 5, &a.Z);
+  B[5] = block(&a, k, 6, &a.Y);
+  B[6] = block(&a, 1, 7, &a.dinv);
+  a.C = malloc(sizeof(double) * (size_t)(k * k));
+  a.C2 = malloc(sizeof(double) * (size_t)(k * k));
+  a.out = malloc(sizeof(double) * (size_t)(4 * k * k + k));
+  /* small coefficients: the blocks stay bounded over the repetitions */
+  for (int64_t i = 0; i < k * k; i++) a.C[i] = 1e-3 * (double)((i * 7) % 13 - 6), a.C2[i] = 0.0;
+  struct {
+    const char *name;
+    coal_bench_fn fn;
+  } steps[] = {{"bcg_update", run_update},
+               {"bcg_dir", run_dir},
+               {"spmm A*P", run_spmm},
+               {"gram P^T Q", run_gram},
+               {"all four", run_all},
+               {"bcg_dir without Grams", run_dir_nogram},
+               {"bcg_gram P^T [Q P R]", run_gram3}};
+  printf("bcg_probe: lap3d %lld^3 (n = %lld), k = %lld, %s\n", (long long)N, (long long)a.n,
+         (long long)k, coal_ctx_device_name(a.ctx));
+  double sum = 0;
+  for (int s = 0; s < 7; s++) {
+    double med = 0, mn = 0;
+    if (coal_bench_time(a.ctx, steps[s].fn, &a, 3, 30, &med, &mn)) {
+      fprintf(stderr, "bcg_probe: %s: %s\n", steps[s].name, coal_ctx_last_error(a.ctx));
+      return 1;
+    }
+    if (s < 4) sum += med;
+    printf("  %-22s median %8.1f us, min %8.1f us%s\n", steps[s].name, med, mn,
+           s == 4 ? "" : "  (with its host round trip)");
+    if (s == 4) printf("  %-22s %8.1f us\n", "sum of the four", sum);
+  }
+  for (int i = 0; i < 7; i++) coal_bvec_destroy(&B[i]);
+  coal_mat_destroy(&a.A);
+  coal_ctx_destroy(&a.ctx);
+  free(a.C), free(a.C2), free(a.out);
+  return 0;
+}
