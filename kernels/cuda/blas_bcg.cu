@@ -153,30 +153,6 @@ __device__ __forceinline__ int tile_rows(int64_t n, int64_t t) {
   return (int)(n - t * kRows < kRows ? n - t * kRows : kRows);
 }
 
-/* c[j] += diag(ds) A (rows 16 mt to 16 mt + 15, kdim columns) B (kdim x 32) on the column tiles
- * nt0 + j (j < NT, only those with 8 (nt0 + j) < q; ds == NULL: no scaling, else ds holds the
- * tile's row scales): one A fragment per k step feeds every column tile. */
-template <int NT>
-__device__ __forceinline__ void row_mma(double (&c)[NT][4], const double *As, const double *Bs,
-                                        int mt, int nt0, int kdim, int q, const double *ds) {
-  double d0 = 1.0, d1 = 1.0; /* scales of rows g and g + 8 */
-  if (ds) d0 = ds[mt * 16 + lane_g()], d1 = ds[mt * 16 + lane_g() + 8];
-#pragma unroll
-  for (int k0 = 0; k0 < kW; k0 += 8) {
-    if (k0 >= kdim) break;
-    double a[4];
-    load_a(a, As + mt * 16 * kLd + k0);
-    if (ds) a[0] *= d0, a[1] *= d1, a[2] *= d0, a[3] *= d1;
-#pragma unroll
-    for (int j = 0; j < NT; j++) {
-      if ((nt0 + j) * 8 >= q) continue;
-      double b[2];
-      load_b(b, Bs + k0 * kLd + (nt0 + j) * 8);
-      dmma(c[j], a, b);
-    }
-  }
-}
-
 /* The right-operand fragments of a coefficient matrix in shared memory (zero-padded 32 x 32)
  * for the column tiles nt0 + j and the four k steps: loaded once per CTA, kept in registers, so
  * the per-tile products read only their left operand from shared memory. */
@@ -188,7 +164,10 @@ __device__ __forceinline__ void coef_frags(double (&cb)[NT][4][2], const double 
     for (int ks = 0; ks < 4; ks++) load_b(cb[j][ks], Bs + ks * 8 * kLd + (nt0 + j) * 8);
 }
 
-/* row_mma with the right operand's fragments in registers (coef_frags). */
+/* c[j] += diag(ds) A (rows 16 mt to 16 mt + 15, kdim columns) B (kdim x 32) on the column tiles
+ * nt0 + j (j < NT, only those with 8 (nt0 + j) < q; ds == NULL: no scaling, else ds holds the
+ * tile's row scales), with B's fragments in registers (coef_frags): one A fragment per k step
+ * feeds every column tile. */
 template <int NT>
 __device__ __forceinline__ void row_mma_reg(double (&c)[NT][4], const double *As,
                                             const double (&cb)[NT][4][2], int mt, int nt0, int kdim,
