@@ -266,11 +266,11 @@ coal_status coal_blockcg_solve(coal_solver S, coal_bvec B, coal_bvec X) {
     for (int64_t a = 0; a < ka; a++)
       memcpy(w.Tt + a * rank, w.T + a * ka, sizeof(double) * (size_t)rank);
     if (s > 0) dense_ab((int)s, (int)ka, rank, w.Bt, (int)ka, w.Tt, rank, w.BT, rank);
-    /* P^T P and H = P^T R are measured after the SpMM, in the pass that forms P^T Q */
-    if (S->pc == COAL_PC_USER)
-      st = b->bcg_dir(ctx, n, ka, s, rank, w.Z, NULL, w.Tt, w.P, w.BT, w.Sp, NULL, NULL);
-    else
-      st = b->bcg_dir(ctx, n, ka, s, rank, w.R, S->dinv, w.Tt, w.P, w.BT, w.Sp, NULL, NULL);
+    /* (M^-1 R) T from the stored Z (user preconditioner) or from R and dinv (NULL without a
+     * preconditioner); P^T P and H = P^T R are measured after the SpMM, with P^T Q */
+    const int user = S->pc == COAL_PC_USER;
+    st = b->bcg_dir(ctx, n, ka, s, rank, user ? w.Z : w.R, user ? NULL : S->dinv, w.Tt, w.P, w.BT,
+                    w.Sp, NULL, NULL);
     if (st) goto done;
     swap(&w.P, &w.Sp);
     s = rank;
