@@ -10,6 +10,7 @@
 #include "backend.h"
 #include "bench.h"
 #include "blas.h"
+#include "coalesce.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,13 @@ static coal_status run_gram(void *p) {
   probe *a = p;
   return coal_blas(a->ctx)->gram(a->ctx, a->n, a->k, a->k, a->P, a->k, a->Q, a->k, a->out, a->k);
 }
+static coal_status run_spmm_gram(void *p) {
+  probe *a = p;
+  int64_t kk = a->k * a->k;
+  const coal_blas_ops *b = coal_blas(a->ctx);
+  if (!b->bcg_spmm_gram || a->k < COAL_BCG_FUSED_MIN) return COAL_SUCCESS; /* not offered */
+  return b->bcg_spmm_gram(a->A, a->Pv, a->Qv, a->k, a->R, a->out, a->out + kk, a->out + 2 * kk);
+}
 static coal_status run_all(void *p) {
   coal_status st = run_update(p);
   if (!st) st = run_dir(p);
@@ -73,6 +81,61 @@ static coal_bvec block(probe *a, int64_t k, uint64_t seed, double **data) {
   }
   *data = coal_bvec_data(B);
   return B;
+}
+
+/* Host clock at each monitor call of a Block-CG solve (Jacobi, rtol 1e-8): where the solve's
+ * time goes between the kernels' own times (start-up before the first check, each iteration,
+ * the end after the last). */
+enum { TL_MAX = 4096 };
+typedef struct {
+  double t[TL_MAX];
+  int n;
+} tl_rec;
+static int tl_monitor(void *user, int it, int64_t k, const double *r) {
+  tl_rec *t = user;
+  (void)it, (void)k, (void)r;
+  if (t->n < TL_MAX) t->t[t->n++] = coal_now_seconds();
+  return 0;
+}
+static int cmp_d(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return (a > b) - (a < b);
+}
+static void timeline(probe *a, coal_bvec X, coal_bvec B) {
+  static tl_rec rec;
+  static double d[TL_MAX];
+  coal_solver S = NULL;
+  rec.n = 0;
+  coal_bvec_set_random(B, 11);
+  coal_bvec_set_random(X, 0);
+  double t0 = 0, t1 = 0, t2 = 0;
+  if (coal_solver_create(a->A, &S) || coal_solver_set_pc(S, COAL_PC_JACOBI) ||
+      coal_solver_set_tolerances(S, 1e-8, 0.0, 2000) ||
+      coal_solver_set_monitor(S, tl_monitor, &rec) || (t0 = coal_now_seconds(), 0) ||
+      coal_solver_setup(S) || coal_ctx_sync(a->ctx) || (t1 = coal_now_seconds(), 0) ||
+      coal_solver_solve(S, B, X) || coal_ctx_sync(a->ctx)) {
+    fprintf(stderr, "bcg_probe: timeline: %s\n", coal_ctx_last_error(a->ctx));
+    coal_solver_destroy(&S);
+    return;
+  }
+  t2 = coal_now_seconds();
+  int its = coal_solver_iterations(S);
+  coal_solver_destroy(&S);
+  if (rec.n < 2) return;
+  for (int i = 1; i < rec.n; i++) d[i - 1] = rec.t[i] - rec.t[i - 1];
+  qsort(d, (size_t)(rec.n - 1), sizeof(double), cmp_d);
+  const double med = d[(rec.n - 1) / 2];
+  double slow = 0;
+  int nslow = 0;
+  for (int i = 1; i < rec.n; i++) {
+    const double x = rec.t[i] - rec.t[i - 1];
+    if (x > 1.1 * med) slow += x - med, nslow++;
+  }
+  printf("timeline (Block-CG, Jacobi, 1e-8, %d iterations): setup %.1f ms; solve %.1f ms = start "
+         "%.1f ms (to the first check) + %d steps (median %.1f us, min %.1f, max %.1f; %d steps "
+         "above 1.1x the median, %.1f ms over it) + end %.1f ms\n",
+         its, 1e3 * (t1 - t0), 1e3 * (t2 - t1), 1e3 * (rec.t[0] - t1), rec.n - 1, 1e6 * med,
+         1e6 * d[0], 1e6 * d[rec.n - 2], nslow, 1e3 * slow, 1e3 * (t2 - rec.t[rec.n - 1]));
 }
 
 int main(int argc, char **argv) {
@@ -111,11 +174,12 @@ int main(int argc, char **argv) {
                {"gram P^T Q", run_gram},
                {"all four", run_all},
                {"bcg_dir without Grams", run_dir_nogram},
-               {"bcg_gram P^T [Q P R]", run_gram3}};
+               {"bcg_gram P^T [Q P R]", run_gram3},
+               {"fused spmm + bcg_gram", run_spmm_gram}};
   printf("bcg_probe: lap3d %lld^3 (n = %lld), k = %lld, %s\n", (long long)N, (long long)a.n,
          (long long)k, coal_ctx_device_name(a.ctx));
   double sum = 0;
-  for (int s = 0; s < 7; s++) {
+  for (int s = 0; s < (int)(sizeof steps / sizeof steps[0]); s++) {
     double med = 0, mn = 0;
     if (coal_bench_time(a.ctx, steps[s].fn, &a, 3, 30, &med, &mn)) {
       fprintf(stderr, "bcg_probe: %s: %s\n", steps[s].name, coal_ctx_last_error(a.ctx));
@@ -126,6 +190,7 @@ int main(int argc, char **argv) {
            s == 4 ? "" : "  (with its host round trip)");
     if (s == 4) printf("  %-22s %8.1f us\n", "sum of the four", sum);
   }
+  timeline(&a, B[2], B[3]);
   for (int i = 0; i < 7; i++) coal_bvec_destroy(&B[i]);
   coal_mat_destroy(&a.A);
   coal_ctx_destroy(&a.ctx);

@@ -29,6 +29,10 @@
 extern "C" {
 #endif
 
+/* Widths of the fused Block-CG product (bcg_spmm_gram). */
+#define COAL_BCG_FUSED_MIN 5
+#define COAL_BCG_FUSED_MAX 32
+
 enum { COAL_CG_PQ = 0, COAL_CG_RZ = 1, COAL_CG_RR = 3, COAL_CG_NSCALARS = 4 };
 
 typedef struct coal_blas_ops {
@@ -74,6 +78,11 @@ typedef struct coal_blas_ops {
    * (dinv == NULL: r + beta*p). Traffic: read r, dinv, p; write p (4 vectors). */
   coal_status (*cg_update_p)(coal_ctx ctx, int64_t n, const double *sc, int par, double *p,
                              const double *r, const double *dinv);
+  /* Jacobi: dinv[i] = 1 / a_ii for the n rows of the square fp64 matrix A (a missing diagonal
+   * entry is 0); *bad = the first row whose a_ii is not positive and finite, -1 if none, and
+   * dinv[*bad] then holds that a_ii (for the caller's message). dinv: n doubles in the backend's
+   * memory. Returns once *bad is on the host. */
+  coal_status (*jacobi)(coal_mat A, double *dinv, int64_t *bad);
   /* Block-CG steps (solvers/blockcg.c). Every block is row-major with a tight leading
    * dimension (its width); small results are host arrays, row-major and tight. Each returns
    * when its sums are on the host.
@@ -99,6 +108,16 @@ typedef struct coal_blas_ops {
   coal_status (*bcg_dir)(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int64_t q,
                          const double *X1, const double *d, const double *C1, const double *X2,
                          const double *C2, double *Y, double *YY, double *YX);
+  /* Q = A P and then the Grams of bcg_gram (G = P^T Q, PP = P^T P, PR = P^T R), in one pass
+   * over the blocks: A square fp64 (n x n), Pv and Qv views of tight row-major n x s blocks
+   * with COAL_BCG_FUSED_MIN <= s <= COAL_BCG_FUSED_MAX, R n x m with m <= COAL_BCG_FUSED_MAX
+   * (other shapes: COAL_ERR_UNSUPPORTED). Q equals the row-split product (coal_spmm with
+   * COAL_SPMM_ROWSPLIT), the Grams bcg_gram's to rounding: the host twin is the two calls.
+   * NULL where a backend has no fused version (the host); the solver then makes the two calls,
+   * as it does where coal_spmm_select picks another kernel than row-split. Traffic: A, P
+   * gathered, Q written, R read (P and Q are not read again). */
+  coal_status (*bcg_spmm_gram)(coal_mat A, coal_bvec Pv, coal_bvec Qv, int64_t m, const double *R,
+                               double *G, double *PP, double *PR);
   /* Single vectors of the PETSc vector type (src/petsc/swift_vec.c): n contiguous entries.
    * z = a*x + b*y + c*z + d, entry by entry. x == NULL: no a*x term; y == NULL: no b*y term;
    * c == 0: z is written without being read (NaN in z does not survive). x, y and z may be the

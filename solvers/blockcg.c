@@ -17,6 +17,10 @@
  *   3. SpMM: Q = A P.
  *   4. bcg_gram: G = P^T Q, P^T P (keeps the W^T W formula exact when P is orthonormal only to
  *      rounding) and H = P^T R, one pass over P, Q and R.
+ *   (3 and 4 are one pass, bcg_spmm_gram, where the backend offers it (CUDA, 5 to 32 columns)
+ *   and the SpMM would run the row-split kernel anyway: Q is summed into the Grams from shared
+ *   memory, so Q and P are not read back; on an H200, lap3d:128 with 32 columns, 1.01-1.06 ms
+ *   against 0.62 + 0.43 ms.)
  *   host: G = L L^T; alpha = G^-1 H.
  * (P^T P and H used to come with bcg_dir, from its output tile: one pass fewer over R, but a
  * third round trip and a slower direction pass; on an H200, lap3d:128 with 32 columns, the
@@ -27,7 +31,8 @@
  * columns on 1138_bus that form lost enough accuracy to diverge, where the measured H takes
  * the 33 iterations of the explicit method.
  * Traffic per iteration in blocks of n x k doubles: update 6 (read P, Q, X, R; write X, R),
- * bcg_dir 3 (read R, P; write P), SpMM 2 + the matrix, bcg_gram 3: 14. A user preconditioner
+ * bcg_dir 3 (read R, P; write P), SpMM 2 + the matrix, bcg_gram 3: 14 (12 with the fused pass:
+ * P gathered, Q written, R read). A user preconditioner
  * needs Z stored: the update is split around its call and bcg_dir reads Z. */
 #include "dense.h"
 #include "solver_impl.h"
@@ -99,6 +104,20 @@ static coal_status block_spmm(coal_solver S, double alpha, const double *X, doub
   coal_bvec Xv, Yv;
   COAL_CALL(coal_solver_views(S, X, Y, m, &Xv, &Yv));
   return coal_spmm(S->A, COAL_SPMM_AUTO, alpha, Xv, beta, Yv);
+}
+
+/* Q = A P with G = P^T Q (into L), PP = P^T P and H = P^T R: one fused pass where the backend
+ * has one and the product would run the row-split kernel anyway, else the SpMM and bcg_gram. */
+static coal_status product_grams(coal_solver S, bcg_work *w, int64_t s, int64_t ka) {
+  const coal_blas_ops *b = coal_blas(S->ctx);
+  if (b->bcg_spmm_gram && s >= COAL_BCG_FUSED_MIN && s <= COAL_BCG_FUSED_MAX &&
+      ka <= COAL_BCG_FUSED_MAX && coal_spmm_select(S->A, s, COAL_ROW_MAJOR) == COAL_SPMM_ROWSPLIT) {
+    coal_bvec Pv, Qv;
+    COAL_CALL(coal_solver_views(S, w->P, w->Q, s, &Pv, &Qv));
+    return b->bcg_spmm_gram(S->A, Pv, Qv, ka, w->R, w->L, w->PP, w->H);
+  }
+  COAL_CALL(block_spmm(S, 1.0, w->P, 0.0, w->Q, s));
+  return b->bcg_gram(S->ctx, S->n, s, ka, w->P, w->Q, w->R, w->L, w->PP, w->H);
 }
 
 static void swap(double **a, double **b) {
@@ -276,9 +295,7 @@ coal_status coal_blockcg_solve(coal_solver S, coal_bvec B, coal_bvec X) {
     s = rank;
 
     /* Q = A P; G = P^T Q = L L^T; alpha = G^-1 H */
-    COAL_CALL_GOTO(st, block_spmm(S, 1.0, w.P, 0.0, w.Q, s), done);
-    st = b->bcg_gram(ctx, n, s, ka, w.P, w.Q, w.R, w.L, w.PP, w.H);
-    if (st) goto done;
+    COAL_CALL_GOTO(st, product_grams(S, &w, s, ka), done);
     coal_dense_symmetrize((int)s, w.L, (int)s);
     if (coal_dense_cholesky((int)s, w.L, (int)s)) {
       int nan = 0;

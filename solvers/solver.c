@@ -138,32 +138,23 @@ coal_status coal_check_symmetric(coal_mat A, const char *name) {
 
 coal_status coal_jacobi_setup(coal_mat A, double **dinv) {
   coal_ctx ctx = A->ctx;
-  int64_t n = A->nrows;
-  double *d;
+  const coal_backend_ops *ops = coal_ops(ctx);
+  int64_t n = A->nrows, bad = -1;
   *dinv = NULL;
-  COAL_CALL(coal_mat_host(A)); /* the diagonal is read on the host */
-  COAL_CALL(coal_malloc(ctx, sizeof(double) * (size_t)(n + 1), (void **)&d));
-  const double *v = (const double *)A->values;
-  coal_status st = COAL_SUCCESS;
-  for (int32_t i = 0; i < A->nrows; i++) {
+  COAL_CALL(ops->alloc(ctx, sizeof(double) * (size_t)(n > 0 ? n : 1), (void **)dinv));
+  coal_status st = coal_blas(ctx)->jacobi(A, *dinv, &bad); /* on the backend, where A lives */
+  if (!st && bad >= 0) {
     double di = 0.0;
-    for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
-      if (A->colind[p] == i) di = v[p];
-    if (!(di > 0.0) || !isfinite(di)) {
+    st = ops->download(ctx, &di, *dinv + bad, sizeof(double));
+    if (!st)
       st = COAL_ERROR(ctx, COAL_ERR_NOT_SPD,
-                      "Jacobi: diagonal entry %d is %g; an SPD matrix has a positive diagonal",
-                      i + 1, di);
-      break;
-    }
-    d[i] = 1.0 / di;
+                      "Jacobi: diagonal entry %lld is %g; an SPD matrix has a positive diagonal",
+                      (long long)bad + 1, di);
   }
-  if (!st) st = coal_ops(ctx)->alloc(ctx, sizeof(double) * (size_t)n, (void **)dinv);
-  if (!st) st = coal_ops(ctx)->upload(ctx, *dinv, d, sizeof(double) * (size_t)n);
-  if (st && *dinv) {
-    coal_ops(ctx)->release(ctx, *dinv);
+  if (st) {
+    ops->release(ctx, *dinv);
     *dinv = NULL;
   }
-  coal_free(d);
   return st;
 }
 

@@ -114,6 +114,10 @@ static coal_status nc_cg_p(coal_ctx ctx, int64_t n, const double *sc, int par, d
   return NC(ctx);
 }
 
+static coal_status nc_jacobi(coal_mat A, double *dinv, int64_t *bad) {
+  (void)dinv, (void)bad;
+  return NC(A->ctx);
+}
 static coal_status nc_bcg_gram(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
                                const double *Q, const double *R, double *G, double *PP,
                                double *PR) {
@@ -166,9 +170,11 @@ const coal_blas_ops coal_blas_cuda = {
     .cg_dot = nc_cg_dot,
     .cg_update_xr = nc_cg_xr,
     .cg_update_p = nc_cg_p,
+    .jacobi = nc_jacobi,
     .bcg_gram = nc_bcg_gram,
     .bcg_update = nc_bcg_update,
     .bcg_dir = nc_bcg_dir,
+    .bcg_spmm_gram = NULL, /* no fused version: the solver calls SpMM and bcg_gram */
     .vec_axpbypcz = nc_vec_axpbypcz,
     .vec_pointwise = nc_vec_pointwise,
     .vec_dots = nc_vec_dots,

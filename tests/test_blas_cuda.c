@@ -724,6 +724,109 @@ static void t_bcg(int64_t n, int64_t s, int64_t m, int use_d) {
   dfree(Pd), dfree(Qd), dfree(Xd), dfree(Rd), dfree(dd), dfree(Zd), dfree(Yd);
 }
 
+/* A test matrix on both contexts: 0 lap3d 17^3 7-point, 1 lap3d 9^3 27-point, 2 power-law
+ * (long rows), 3 random SPD, 4 a 70-row matrix with empty rows and one full row. */
+static coal_status sg_matrix(coal_ctx ctx, int id, coal_mat *A) {
+  switch (id) {
+  case 0: return coal_gen_laplace3d(ctx, 17, 17, 17, 7, COAL_F64, A);
+  case 1: return coal_gen_laplace3d(ctx, 9, 9, 9, 27, COAL_F64, A);
+  case 2: return coal_gen_powerlaw(ctx, 5000, 12.0, 2.5, 7, COAL_F64, A);
+  case 3: return coal_gen_random_spd(ctx, 3000, 8.0, 11, COAL_F64, A);
+  default: break;
+  }
+  enum { N = 70 };
+  int64_t rp[N + 1];
+  int32_t ci[4 * N];
+  double v[4 * N];
+  int64_t nz = 0;
+  for (int i = 0; i < N; i++) {
+    rp[i] = nz;
+    if (i % 3 == 1) continue; /* empty row */
+    const int len = i == 40 ? N : 1 + i % 4;
+    for (int e = 0; e < len && nz < 4 * N; e++) {
+      ci[nz] = (int32_t)(i == 40 ? e : (i + 7 * e) % N);
+      v[nz++] = 1.0 / (1.0 + (double)((i + e) % 5));
+    }
+  }
+  rp[N] = nz;
+  return coal_mat_create_csr(ctx, N, N, rp, ci, v, COAL_F64, A);
+}
+
+/* bcg_spmm_gram (the fused product and Grams) against its host twin, coal_spmm_rowsplit_host
+ * followed by bcg_gram: Q NaN-poisoned, the Grams too; then the shapes it refuses. */
+static void t_spmm_gram(int id, int64_t s, int64_t m) {
+  coal_mat Ah = NULL, Ad = NULL;
+  CHECK_OK(H, sg_matrix(H, id, &Ah));
+  CHECK_OK(D, sg_matrix(D, id, &Ad));
+  if (!Ah || !Ad) return;
+  int64_t n = 0;
+  coal_mat_size(Ah, &n, NULL, NULL);
+  const int64_t ns = n * s, nm = n * m;
+  double *P = rblock(n, s), *R = rblock(n, m), *Qh = nblock(ns);
+  double *Pd = dcopy(P, (size_t)ns), *Rd = dcopy(R, (size_t)nm), *Qd = dcopy(Qh, (size_t)ns);
+  coal_bvec Ph = NULL, Qhv = NULL, Pdv = NULL, Qdv = NULL;
+  CHECK_OK(H, coal_bvec_view(H, n, s, COAL_F64, RM, s, P, &Ph));
+  CHECK_OK(H, coal_bvec_view(H, n, s, COAL_F64, RM, s, Qh, &Qhv));
+  CHECK_OK(D, coal_bvec_view(D, n, s, COAL_F64, RM, s, Pd, &Pdv));
+  CHECK_OK(D, coal_bvec_view(D, n, s, COAL_F64, RM, s, Qd, &Qdv));
+  double *G[2] = {nblock(s * s), nblock(s * s)}, *PP[2] = {nblock(s * s), nblock(s * s)};
+  double *PR[2] = {nblock(s * m), nblock(s * m)};
+  CHECK_OK(H, coal_spmm_rowsplit_host(Ah, 1.0, Ph, 0.0, Qhv));
+  CHECK_OK(H, HB->bcg_gram(H, n, s, m, P, Qh, R, G[0], PP[0], PR[0]));
+  CHECK_OK(D, DB->bcg_spmm_gram(Ad, Pdv, Qdv, m, Rd, G[1], PP[1], PR[1]));
+  double *q = hmalloc((size_t)ns);
+  down(q, Qd, sizeof(double) * (size_t)ns);
+  const double e = arr_diff(q, Qh, ns);
+  double eg = arr_diff(G[1], G[0], s * s), t;
+  if ((t = arr_diff(PP[1], PP[0], s * s)) > eg) eg = t;
+  if ((t = arr_diff(PR[1], PR[0], s * m)) > eg) eg = t;
+  CHECK(e <= TOL && eg <= TOL, "bcg_spmm_gram matrix %d n=%lld s=%lld m=%lld: Q %.3g, Grams %.3g",
+        id, (long long)n, (long long)s, (long long)m, e, eg);
+  /* refused: s outside [COAL_BCG_FUSED_MIN, COAL_BCG_FUSED_MAX] (views of fewer columns) */
+  if (id == 0 && m == 8) {
+    coal_bvec Pn = NULL, Qn = NULL;
+    CHECK_OK(D, coal_bvec_view(D, n, COAL_BCG_FUSED_MIN - 1, COAL_F64, RM, COAL_BCG_FUSED_MIN - 1,
+                               Pd, &Pn));
+    CHECK_OK(D, coal_bvec_view(D, n, COAL_BCG_FUSED_MIN - 1, COAL_F64, RM, COAL_BCG_FUSED_MIN - 1,
+                               Qd, &Qn));
+    CHECK(DB->bcg_spmm_gram(Ad, Pn, Qn, m, Rd, G[1], PP[1], PR[1]) == COAL_ERR_UNSUPPORTED,
+          "bcg_spmm_gram accepted s = %d", COAL_BCG_FUSED_MIN - 1);
+    CHECK(DB->bcg_spmm_gram(Ad, Pdv, Qdv, COAL_BCG_FUSED_MAX + 1, Rd, G[1], PP[1], PR[1]) ==
+              COAL_ERR_UNSUPPORTED,
+          "bcg_spmm_gram accepted m = %d", COAL_BCG_FUSED_MAX + 1);
+    coal_bvec_destroy(&Pn), coal_bvec_destroy(&Qn);
+  }
+  coal_bvec_destroy(&Ph), coal_bvec_destroy(&Qhv), coal_bvec_destroy(&Pdv);
+  coal_bvec_destroy(&Qdv);
+  for (int b = 0; b < 2; b++) free(G[b]), free(PP[b]), free(PR[b]);
+  free(P), free(R), free(Qh), free(q);
+  dfree(Pd), dfree(Rd), dfree(Qd);
+  coal_mat_destroy(&Ah), coal_mat_destroy(&Ad);
+}
+
+/* jacobi against its host twin (the same divisions: equal bit for bit), dinv poisoned; the
+ * matrix with empty rows has no diagonal in row 1, which both must report, the Laplacians and
+ * the SPD matrix none (the power-law matrix: whatever the host finds). */
+static void t_jacobi(int id) {
+  coal_mat Ah = NULL, Ad = NULL;
+  CHECK_OK(H, sg_matrix(H, id, &Ah));
+  CHECK_OK(D, sg_matrix(D, id, &Ad));
+  if (!Ah || !Ad) return;
+  int64_t n = 0, bad[2] = {-2, -2};
+  coal_mat_size(Ah, &n, NULL, NULL);
+  double *dh = nblock(n), *g = hmalloc((size_t)n), *dd = dcopy(dh, (size_t)n);
+  CHECK_OK(H, HB->jacobi(Ah, dh, &bad[0]));
+  CHECK_OK(D, DB->jacobi(Ad, dd, &bad[1]));
+  down(g, dd, sizeof(double) * (size_t)n);
+  int64_t diff = 0;
+  for (int64_t i = 0; i < n; i++) diff += memcmp(&g[i], &dh[i], sizeof(double)) != 0;
+  CHECK(diff == 0 && bad[0] == bad[1] && (id == 2 || bad[0] == (id == 4 ? 1 : -1)),
+        "jacobi matrix %d: %lld entries differ, first bad row %lld (host %lld)", id,
+        (long long)diff, (long long)bad[1], (long long)bad[0]);
+  free(dh), free(g), dfree(dd);
+  coal_mat_destroy(&Ah), coal_mat_destroy(&Ad);
+}
+
 int main(void) {
   if (!coal_cuda_available()) {
     printf("no GPU: skipped\n");
@@ -750,6 +853,14 @@ int main(void) {
   t_gram(100003, 8, 33, 1, 0);
   t_gram(100003, 64, 3, 0, 2);
   if (!quick) t_gram(100003, 128, 32, 0, 0), t_gram(BIG, 3, 8, 1, 1), t_gram(BIG, 1, 1, 0, 0);
+
+  for (int id = 0; id < 5; id++) t_jacobi(id);
+
+  /* the fused Block-CG product: every matrix, odd and even widths (a lane or two columns) */
+  static const int64_t sg_w[][2] = {{5, 5}, {8, 8}, {7, 32}, {31, 1}, {32, 32}, {32, 0}, {16, 8}};
+  for (int id = 0; id < 5; id++)
+    for (int c = 0; c < (int)(sizeof sg_w / sizeof sg_w[0]); c++)
+      if (!quick || c % 2 == 0) t_spmm_gram(id, sg_w[c][0], sg_w[c][1]);
 
   /* gemm */
   static const double ab[3][2] = {{1.0, 0.0}, {-1.0, 1.0}, {1.0, 0.5}};

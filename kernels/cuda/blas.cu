@@ -614,6 +614,45 @@ coal_status cu_cg_update_p(coal_ctx ctx, int64_t n, const double *sc, int par, d
   return COAL_SUCCESS;
 }
 
+/* dinv[i] = 1 / a_ii, or a_ii itself where it is not positive and finite; *bad = the smallest
+ * such row (atomicMin; starts at n, which means none). A thread per row. */
+__global__ void jacobi_kernel(int32_t n, const int32_t *__restrict__ rowptr,
+                              const int32_t *__restrict__ col, const double *__restrict__ val,
+                              double *__restrict__ dinv, int32_t *__restrict__ bad) {
+  const int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i >= n) return;
+  double di = 0.0;
+  for (int32_t p = rowptr[i]; p < rowptr[i + 1]; p++)
+    if (col[p] == i) di = val[p];
+  const bool ok = di > 0.0 && isfinite(di);
+  dinv[i] = ok ? 1.0 / di : di;
+  if (!ok) atomicMin(bad, i);
+}
+
+coal_status cu_jacobi(coal_mat A, double *dinv, int64_t *bad) {
+  coal_ctx ctx = A->ctx;
+  const int32_t n = A->nrows;
+  *bad = -1;
+  if (n == 0) return COAL_SUCCESS;
+  struct coal_mat_cuda *d = NULL;
+  COAL_CALL(coal_ops(ctx)->mat_prepare(A));
+  COAL_CALL(coal_cuda_mat(A, &d));
+  void *flag = NULL, *h = NULL;
+  COAL_CALL(coal_ws_small(ctx, sizeof(int32_t), &flag));
+  COAL_CALL(coal_ws_pinned(ctx, sizeof(int32_t), &h));
+  COAL_CUDA_CALL(
+      ctx, cudaMemcpyAsync(flag, &n, sizeof(int32_t), cudaMemcpyHostToDevice, coal_stream(ctx)));
+  jacobi_kernel<<<coal_cuda_grid(n, 256), 256, 0, coal_stream(ctx)>>>(
+      n, d->rowptr, d->colind, (const double *)d->values, dinv, (int32_t *)flag);
+  COAL_CUDA_LAUNCH_CHECK(ctx);
+  COAL_CUDA_CALL(
+      ctx, cudaMemcpyAsync(h, flag, sizeof(int32_t), cudaMemcpyDeviceToHost, coal_stream(ctx)));
+  COAL_CUDA_CALL(ctx, cudaStreamSynchronize(coal_stream(ctx)));
+  const int32_t b = *(const int32_t *)h;
+  *bad = b < n ? b : -1;
+  return COAL_SUCCESS;
+}
+
 } // namespace
 
 /* Positional (C++17 has no designated initialisers): order of coal_blas_ops. */
@@ -626,9 +665,11 @@ const coal_blas_ops coal_blas_cuda = {
     cu_cg_dot,
     cu_cg_update_xr,
     cu_cg_update_p,
+    cu_jacobi,
     coal_cu_bcg_gram,
     coal_cu_bcg_update,
     coal_cu_bcg_dir,
+    coal_cu_bcg_spmm_gram,
     coal_cu_vec_axpbypcz,
     coal_cu_vec_pointwise,
     coal_cu_vec_dots,

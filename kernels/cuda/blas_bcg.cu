@@ -20,6 +20,7 @@
  * rows x 4 columns) over distinct banks. */
 #include "../blas.h"
 #include "cuda_internal.h"
+#include "spmm_util.cuh"
 
 #include <cuda_pipeline.h>
 
@@ -250,6 +251,22 @@ __device__ __forceinline__ void store_acc(double *G, int ld, const double (&d)[4
   *(double2 *)(p + 8 * ld) = make_double2(d[2], d[3]);
 }
 
+/* This CTA's partials [P^T Q | P^T P (upper tiles) | P^T R] (3 * kGram doubles) from the warp's
+ * accumulators: row tile (w % 4) / 2, column tiles 2 (w % 2) and 2 (w % 2) + 1 of P^T Q (w < 4)
+ * or P^T R (w >= 4), and upper tile w of P^T P. */
+__device__ __forceinline__ void store_gram3(double *part, const double (&row)[2][4],
+                                            const double (&sym)[4], int warp) {
+  const int isr = warp >> 2, mt = (warp & 3) >> 1, nt0 = 2 * (warp & 1);
+  double *pp = part + (int64_t)blockIdx.x * 3 * kGram;
+  store_acc(pp + (isr ? 2 : 0) * kGram, kW, row[0], mt, nt0);
+  store_acc(pp + (isr ? 2 : 0) * kGram, kW, row[1], mt, nt0 + 1);
+  if (warp < kSymTiles) {
+    int um, un;
+    upper_tile(warp, um, un);
+    store_acc(pp + kGram, kW, sym, um, un);
+  }
+}
+
 /* ---- G = P^T Q, PP = P^T P, PR = P^T R ------------------------------------------------------ */
 /* partials per CTA: [P^T Q | P^T P (upper tiles) | P^T R], 3 * kGram doubles. Warp w: row tile
  * (w % 4) / 2 and column tiles 2 (w % 2), 2 (w % 2) + 1 of P^T Q (w < 4) or P^T R (w >= 4), and
@@ -297,14 +314,79 @@ __global__ __launch_bounds__(kThreads, 3) void bcg_gram_kernel(int64_t n, int s,
     gram_row<2>(row, Ps, isr ? Rs : Qs, mt, nt0, s, isr ? m : s);
     __syncthreads(); /* the buffer is refilled by the next iteration */
   }
-  double *pp = part + (int64_t)blockIdx.x * 3 * kGram;
-  store_acc(pp + (isr ? 2 : 0) * kGram, kW, row[0], mt, nt0);
-  store_acc(pp + (isr ? 2 : 0) * kGram, kW, row[1], mt, nt0 + 1);
-  if (warp < kSymTiles) {
-    int um, un;
-    upper_tile(warp, um, un);
-    store_acc(pp + kGram, kW, sym, um, un);
+  store_gram3(part, row, sym, warp);
+}
+
+/* ---- Q = A P with G = P^T Q, PP = P^T P, PR = P^T R ------------------------------------------ */
+/* The Block-CG product and its Grams in one pass (bcg_spmm_gram in kernels/blas.h): per tile of
+ * 32 rows, the CTA computes the tile's rows of Q with the row-split inner loop (a group of W
+ * lanes per row, V columns per lane; rs_row in spmm_util.cuh), writes them to memory and to a
+ * shared tile, and sums the tile's part of the three Grams on the tensor cores as
+ * bcg_gram_kernel does (same partials, same warp roles). The tiles of P and R are copied in
+ * (cp.async) while the rows of Q are gathered; P's rows were just gathered for the product, so
+ * they come from L2. Traffic per pass: A, P gathered (once from memory), Q written, R read;
+ * against SpMM and bcg_gram separately: Q and P are not read again from memory.
+ * Measured on an H200 (lap3d:128, s = m = 32, bench/bcg_probe.c, with the round trip): 1.01-1.06
+ * ms against 0.62 + 0.42-0.44 ms for the two steps; the solve 0.595-0.606 s against 0.619-0.624 s.
+ * Tried and slower: three CTAs per SM (74 registers: 1.10-1.20 ms, slower than the two steps);
+ * double-buffered tiles (55 KB of shared memory per CTA: 1.08-1.13 ms, likely because the larger
+ * shared-memory carve-out leaves less L1 for the gathered rows of P). */
+constexpr int kSgBuf = 3 * kTile; /* the tiles of P, Q and R */
+constexpr size_t kSgShared = sizeof(double) * kSgBuf;
+constexpr int kSgCtas = 4; /* CTAs per SM: at most 64 registers */
+
+template <int W, int V>
+__global__ __launch_bounds__(kThreads, kSgCtas) void bcg_spmm_gram_kernel(
+    int64_t n, const int32_t *__restrict__ rowptr, const int32_t *__restrict__ col,
+    const double *__restrict__ val, int s, int m, const double *__restrict__ P,
+    double *__restrict__ Q, const double *__restrict__ R, double *__restrict__ part) {
+  extern __shared__ __align__(128) double sm[];
+  double *Ps = sm, *Qs = sm + kTile, *Rs = sm + 2 * kTile;
+  zero_shared(sm, kSgBuf);
+  __syncthreads();
+  constexpr int G = kThreads / W; /* rows of Q in flight per CTA */
+  const int warp = (int)(threadIdx.x >> 5), isr = warp >> 2;
+  const int mt = (warp & 3) >> 1, nt0 = 2 * (warp & 1);
+  const int lane = (int)(threadIdx.x % W), grp = (int)(threadIdx.x / W), ja = lane * V;
+  const bool ina = ja < s; /* V == 2 only for even s: then ja < s covers ja + 1 */
+  double row[2][4] = {{0.0, 0.0, 0.0, 0.0}, {0.0, 0.0, 0.0, 0.0}};
+  double sym[4] = {0.0, 0.0, 0.0, 0.0};
+  const int64_t ntiles = (n + kRows - 1) / kRows;
+  for (int64_t t = blockIdx.x; t < ntiles; t += gridDim.x) {
+    const int64_t r0 = t * kRows;
+    const int nr = tile_rows(n, t);
+    copy_tile_async(Ps, P, r0, nr, s);
+    copy_tile_async(Rs, R, r0, nr, m);
+    __pipeline_commit();
+#pragma unroll 1
+    for (int i = grp; i < kRows; i += G) { /* uniform over a warp: 32 / W rows each */
+      const bool valid = i < nr;
+      int32_t p0 = 0, len = 0;
+      if (valid) {
+        p0 = __ldg(rowptr + r0 + i);
+        len = __ldg(rowptr + r0 + i + 1) - p0;
+      }
+      const int maxlen = (int)__reduce_max_sync(COAL_FULL_MASK, (unsigned)len);
+      double acc[V], none[V];
+#pragma unroll
+      for (int v = 0; v < V; v++) acc[v] = 0.0;
+      coal_spmm_dev::rs_row<double, W, V, true>(col, val, P, s, p0, len, maxlen, lane, ja, ina, 0,
+                                                false, false, acc, none);
+      if (ina) {
+#pragma unroll
+        for (int v = 0; v < V; v++) Qs[i * kLd + ja + v] = valid ? acc[v] : 0.0;
+        if (valid)
+          coal_spmm_dev::store_y<double, V>(Q, s, true, V > 1, (int32_t)(r0 + i), ja, s, acc, 1.0,
+                                            0.0);
+      }
+    }
+    __pipeline_wait_prior(0);
+    __syncthreads();
+    gram_sym(sym, Ps, s, warp); /* P^T P */
+    gram_row<2>(row, Ps, isr ? Rs : Qs, mt, nt0, s, isr ? m : s);
+    __syncthreads(); /* the tiles are refilled by the next iteration */
   }
+  store_gram3(part, row, sym, warp);
 }
 
 /* ---- X += P C, R -= Q C, Z = dinv R, Grams ------------------------------------------------ */
@@ -576,6 +658,17 @@ void zero_host(double *a, int64_t count) {
   for (int64_t i = 0; i < count; i++) a[i] = 0.0;
 }
 
+/* Sums the partials of store_gram3 and unpacks G (s x s), PP (s x s) and PR (s x m). */
+coal_status gram3_download(coal_ctx ctx, const double *part, unsigned grid, int64_t s, int64_t m,
+                           double *G, double *PP, double *PR) {
+  double *h = NULL;
+  COAL_CALL(sum_and_download(ctx, part, (int)grid, 3 * kGram, &h));
+  unpack(h, s, s, G);
+  unpack_sym(h + kGram, s, PP);
+  unpack(h + 2 * kGram, s, m, PR);
+  return COAL_SUCCESS;
+}
+
 } // namespace
 
 /* ---- operations ---------------------------------------------------------------------------- */
@@ -601,12 +694,7 @@ coal_status coal_cu_bcg_gram(coal_ctx ctx, int64_t n, int64_t s, int64_t m, cons
   bcg_gram_kernel<<<grid, kThreads, kGramShared, coal_stream(ctx)>>>(n, (int)s, (int)m, P, Q, R,
                                                                      part);
   COAL_CUDA_LAUNCH_CHECK(ctx);
-  double *h = NULL;
-  COAL_CALL(sum_and_download(ctx, part, (int)grid, 3 * kGram, &h));
-  unpack(h, s, s, G);
-  unpack_sym(h + kGram, s, PP);
-  unpack(h + 2 * kGram, s, m, PR);
-  return COAL_SUCCESS;
+  return gram3_download(ctx, part, grid, s, m, G, PP, PR);
 }
 
 coal_status coal_cu_bcg_update(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
@@ -702,4 +790,42 @@ coal_status coal_cu_bcg_dir(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int
   unpack_sym(h, q, YY);
   unpack(h + kGram, q, p1, YX);
   return COAL_SUCCESS;
+}
+
+coal_status coal_cu_bcg_spmm_gram(coal_mat A, coal_bvec Pv, coal_bvec Qv, int64_t m,
+                                  const double *R, double *G, double *PP, double *PR) {
+  if (!A || !Pv || !Qv) return COAL_ERR_ARG;
+  coal_ctx ctx = A->ctx;
+  const int64_t n = A->nrows, s = Pv->k;
+  COAL_CHECK(ctx,
+             A->dtype == COAL_F64 && A->ncols == n && Pv->n == n && Qv->n == n && Qv->k == s &&
+                 Pv->layout == COAL_ROW_MAJOR && Qv->layout == COAL_ROW_MAJOR && Pv->ld == s &&
+                 Qv->ld == s && s >= COAL_BCG_FUSED_MIN && s <= COAL_BCG_FUSED_MAX && m >= 0 &&
+                 m <= COAL_BCG_FUSED_MAX,
+             COAL_ERR_UNSUPPORTED,
+             "fused Block-CG product: A %d x %d, P %lld x %lld, m = %lld outside its shapes",
+             A->nrows, A->ncols, (long long)Pv->n, (long long)s, (long long)m);
+  const double *P = (const double *)Pv->data;
+  double *Q = (double *)Qv->data;
+  if (n == 0) {
+    zero_host(G, s * s), zero_host(PP, s * s), zero_host(PR, s * m);
+    return COAL_SUCCESS;
+  }
+  struct coal_mat_cuda *d = NULL;
+  COAL_CALL(coal_ops(ctx)->mat_prepare(A));
+  COAL_CALL(coal_cuda_mat(A, &d));
+  const unsigned grid = tile_grid(ctx, n, kSgCtas);
+  double *part = NULL;
+  COAL_CALL(coal_ws_part(ctx, (size_t)grid * 3 * kGram, &part));
+  /* 16-byte rows of P and Q (two columns a lane) when s is even, else a lane per column */
+  const bool two = s % 2 == 0 && (uintptr_t)P % 16 == 0 && (uintptr_t)Q % 16 == 0;
+  const double *val = (const double *)d->values;
+  if (two)
+    bcg_spmm_gram_kernel<16, 2><<<grid, kThreads, kSgShared, coal_stream(ctx)>>>(
+        n, d->rowptr, d->colind, val, (int)s, (int)m, P, Q, R, part);
+  else
+    bcg_spmm_gram_kernel<32, 1><<<grid, kThreads, kSgShared, coal_stream(ctx)>>>(
+        n, d->rowptr, d->colind, val, (int)s, (int)m, P, Q, R, part);
+  COAL_CUDA_LAUNCH_CHECK(ctx);
+  return gram3_download(ctx, part, grid, s, m, G, PP, PR);
 }

@@ -208,6 +208,8 @@ coal_status coal_cu_bcg_update(coal_ctx ctx, int64_t n, int64_t s, int64_t m, co
 coal_status coal_cu_bcg_dir(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int64_t q,
                             const double *X1, const double *d, const double *C1, const double *X2,
                             const double *C2, double *Y, double *YY, double *YX);
+coal_status coal_cu_bcg_spmm_gram(coal_mat A, coal_bvec Pv, coal_bvec Qv, int64_t m,
+                                  const double *R, double *G, double *PP, double *PR);
 /* Single-vector operations of kernels/blas.h (kernels/cuda/blas_vec.cu). */
 coal_status coal_cu_vec_axpbypcz(coal_ctx ctx, int64_t n, double a, const double *x, double b,
                                  const double *y, double c, double *z, double d);

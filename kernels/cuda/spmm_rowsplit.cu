@@ -35,17 +35,13 @@ int coal_spmm_tune_knob[COAL_SPMM_TUNE_NKNOBS];
 
 namespace {
 
-constexpr int kChunk = 32; /* entries of A loaded per pass of a group */
-
 template <typename T, int W, int V, bool XROW>
 __global__ __launch_bounds__(COAL_CUDA_CTA) void rs_cols_kernel(
     int32_t nrows, const int32_t *__restrict__ rowptr, const int32_t *__restrict__ col,
     const T *__restrict__ val, const T *__restrict__ x, int64_t ldx, T *__restrict__ y, int64_t ldy,
     bool yrow, bool yvec, int k, int rpg, int tiles, double alpha, double beta) {
-  constexpr int TW = W * V;             /* columns per tile */
-  constexpr int G = COAL_CUDA_CTA / W;  /* groups (rows in flight) per CTA */
-  constexpr int M = kChunk / W;         /* entries of a chunk held per lane */
-  constexpr int U = V >= 8 ? 1 : 8 / V; /* broadcast entries whose X loads are in flight */
+  constexpr int TW = W * V;            /* columns per tile */
+  constexpr int G = COAL_CUDA_CTA / W; /* groups (rows in flight) per CTA */
   const int lane = (int)(threadIdx.x % W), g = (int)(threadIdx.x / W);
   const int64_t base = (int64_t)blockIdx.x * G * rpg;
   for (int i = 0; i < rpg; i++) {
@@ -66,63 +62,8 @@ __global__ __launch_bounds__(COAL_CUDA_CTA) void rs_cols_kernel(
       double acc0[V], acc1[V];
 #pragma unroll
       for (int v = 0; v < V; v++) acc0[v] = 0, acc1[v] = 0;
-      for (int c0 = 0; c0 < maxlen; c0 += kChunk) {
-        int32_t mc[M];
-        T mv[M];
-#pragma unroll
-        for (int m = 0; m < M; m++) {
-          const int e = c0 + lane + m * W;
-          mc[m] = 0, mv[m] = T(0);
-          if (e < len) {
-            mc[m] = coal_ld_stream(col + p0 + e);
-            mv[m] = coal_ld_stream(val + p0 + e);
-          }
-        }
-        const int cn = maxlen - c0 < kChunk ? maxlen - c0 : kChunk;
-#pragma unroll
-        for (int t0 = 0; t0 < kChunk; t0 += U) {
-          if (t0 >= cn) break; /* uniform */
-          int32_t cc[U];
-          double a[U];
-          bool on[U];
-#pragma unroll
-          for (int u = 0; u < U; u++) {
-            const int t = t0 + u;
-            cc[u] = __shfl_sync(COAL_FULL_MASK, mc[t / W], t % W, W);
-            a[u] = (double)__shfl_sync(COAL_FULL_MASK, mv[t / W], t % W, W);
-            on[u] = c0 + t < len;
-          }
-          double xv[U][V];
-#pragma unroll
-          for (int u = 0; u < U; u++) {
-            if (on[u] && ina)
-              load_x<T, V, XROW>(x, ldx, cc[u], ja, xv[u]);
-            else
-#pragma unroll
-              for (int v = 0; v < V; v++) xv[u][v] = 0;
-          }
-#pragma unroll
-          for (int u = 0; u < U; u++)
-            if (on[u])
-#pragma unroll
-              for (int v = 0; v < V; v++) acc0[v] += a[u] * xv[u][v];
-          if (two) {
-#pragma unroll
-            for (int u = 0; u < U; u++) {
-              if (on[u] && inb)
-                load_x<T, V, XROW>(x, ldx, cc[u], jb, xv[u]);
-              else
-#pragma unroll
-                for (int v = 0; v < V; v++) xv[u][v] = 0;
-            }
-#pragma unroll
-            for (int u = 0; u < U; u++)
-              if (on[u])
-#pragma unroll
-                for (int v = 0; v < V; v++) acc1[v] += a[u] * xv[u][v];
-          }
-        }
-      }
+      rs_row<T, W, V, XROW>(col, val, x, ldx, p0, len, maxlen, lane, ja, ina, jb, inb, two, acc0,
+                            acc1);
       if (valid) {
         if (ina) store_y<T, V>(y, ldy, yrow, yvec, (int32_t)row, ja, k, acc0, alpha, beta);
         if (inb) store_y<T, V>(y, ldy, yrow, yvec, (int32_t)row, jb, k, acc1, alpha, beta);

@@ -83,6 +83,80 @@ __device__ __forceinline__ void store_y(T *__restrict__ y, int64_t ldy, bool yro
   }
 }
 
+constexpr int kRsChunk = 32; /* row-split: entries of A loaded per pass of a group */
+
+/* The row-split inner loop (spmm_rowsplit.cu, which describes it): the group of W lanes that owns
+ * a row accumulates its products into acc0 (columns ja .. ja+V-1 of X, when ina) and, when two,
+ * acc1 (columns jb .., when inb). The row's entries are p0 .. p0+len-1; maxlen is the longest
+ * row of the warp, so that the loop bounds and every shuffle are uniform over its 32 lanes. */
+template <typename T, int W, int V, bool XROW>
+__device__ __forceinline__ void rs_row(const int32_t *__restrict__ col, const T *__restrict__ val,
+                                       const T *__restrict__ x, int64_t ldx, int32_t p0, int len,
+                                       int maxlen, int lane, int ja, bool ina, int jb, bool inb,
+                                       bool two, double (&acc0)[V], double (&acc1)[V]) {
+  constexpr int M = kRsChunk / W;       /* entries of a chunk held per lane */
+  constexpr int U = V >= 8 ? 1 : 8 / V; /* broadcast entries whose X loads are in flight */
+  for (int c0 = 0; c0 < maxlen; c0 += kRsChunk) {
+    int32_t mc[M];
+    T mv[M];
+#pragma unroll
+    for (int m = 0; m < M; m++) {
+      const int e = c0 + lane + m * W;
+      mc[m] = 0, mv[m] = T(0);
+      if (e < len) {
+        mc[m] = coal_ld_stream(col + p0 + e);
+        mv[m] = coal_ld_stream(val + p0 + e);
+      }
+    }
+    const int cn = maxlen - c0 < kRsChunk ? maxlen - c0 : kRsChunk;
+#pragma unroll
+    for (int t0 = 0; t0 < kRsChunk; t0 += U) {
+      if (t0 >= cn) break; /* uniform */
+      int32_t cc[U];
+      double a[U];
+      bool on[U];
+#pragma unroll
+      for (int u = 0; u < U; u++) {
+        const int t = t0 + u;
+        cc[u] = __shfl_sync(COAL_FULL_MASK, mc[t / W], t % W, W);
+        a[u] = (double)__shfl_sync(COAL_FULL_MASK, mv[t / W], t % W, W);
+        on[u] = c0 + t < len;
+      }
+      /* the second tile's loads repeat the first's: kept inline so that both tiles share xv
+       * (a helper per tile changes the generated code of the row-split kernel) */
+      double xv[U][V];
+#pragma unroll
+      for (int u = 0; u < U; u++) {
+        if (on[u] && ina)
+          load_x<T, V, XROW>(x, ldx, cc[u], ja, xv[u]);
+        else
+#pragma unroll
+          for (int v = 0; v < V; v++) xv[u][v] = 0;
+      }
+#pragma unroll
+      for (int u = 0; u < U; u++)
+        if (on[u])
+#pragma unroll
+          for (int v = 0; v < V; v++) acc0[v] += a[u] * xv[u][v];
+      if (two) {
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+          if (on[u] && inb)
+            load_x<T, V, XROW>(x, ldx, cc[u], jb, xv[u]);
+          else
+#pragma unroll
+            for (int v = 0; v < V; v++) xv[u][v] = 0;
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++)
+          if (on[u])
+#pragma unroll
+            for (int v = 0; v < V; v++) acc1[v] += a[u] * xv[u][v];
+      }
+    }
+  }
+}
+
 /* Y = beta*Y over the n x k entries of a block (beta == 0: zeros, nothing read); padding
  * between ld and the tight size is left alone. */
 template <typename T>

@@ -3,6 +3,7 @@
 #include "../blas.h"
 #include "blas_vec.h"
 
+#include <math.h>
 #include <string.h>
 
 static coal_status host_gram(coal_ctx ctx, int64_t n, int64_t p, int64_t q, const double *X,
@@ -132,6 +133,21 @@ static coal_status host_cg_update_p(coal_ctx ctx, int64_t n, const double *sc, i
   return COAL_SUCCESS;
 }
 
+static coal_status host_jacobi(coal_mat A, double *dinv, int64_t *bad) {
+  COAL_CALL(coal_mat_host(A));
+  const double *v = (const double *)A->values;
+  *bad = -1;
+  for (int32_t i = 0; i < A->nrows; i++) {
+    double di = 0.0;
+    for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
+      if (A->colind[p] == i) di = v[p];
+    const int ok = di > 0.0 && isfinite(di);
+    dinv[i] = ok ? 1.0 / di : di;
+    if (!ok && *bad < 0) *bad = i;
+  }
+  return COAL_SUCCESS;
+}
+
 static void zero(double *a, int64_t count) {
   for (int64_t i = 0; i < count; i++) a[i] = 0.0;
 }
@@ -248,9 +264,11 @@ const coal_blas_ops coal_blas_host = {
     .cg_dot = host_cg_dot,
     .cg_update_xr = host_cg_update_xr,
     .cg_update_p = host_cg_update_p,
+    .jacobi = host_jacobi,
     .bcg_gram = host_bcg_gram,
     .bcg_update = host_bcg_update,
     .bcg_dir = host_bcg_dir,
+    .bcg_spmm_gram = NULL, /* the solver calls coal_spmm and bcg_gram */
     .vec_axpbypcz = coal_host_vec_axpbypcz,
     .vec_pointwise = coal_host_vec_pointwise,
     .vec_dots = coal_host_vec_dots,
