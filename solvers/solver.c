@@ -141,6 +141,8 @@ coal_status coal_jacobi_setup(coal_mat A, double **dinv) {
   const coal_backend_ops *ops = coal_ops(ctx);
   int64_t n = A->nrows, bad = -1;
   *dinv = NULL;
+  COAL_CHECK(ctx, A->dtype == COAL_F64 && A->nrows == A->ncols, COAL_ERR_UNSUPPORTED,
+             "Jacobi needs a square fp64 matrix");
   COAL_CALL(ops->alloc(ctx, sizeof(double) * (size_t)(n > 0 ? n : 1), (void **)dinv));
   coal_status st = coal_blas(ctx)->jacobi(A, *dinv, &bad); /* on the backend, where A lives */
   if (!st && bad >= 0) {
