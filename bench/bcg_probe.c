@@ -83,9 +83,9 @@ static coal_bvec block(probe *a, int64_t k, uint64_t seed, double **data) {
   return B;
 }
 
-/* Host clock at each monitor call of a Block-CG solve (Jacobi, rtol 1e-8): where the solve's
- * time goes between the kernels' own times (start-up before the first check, each iteration,
- * the end after the last). */
+/* Host clock at each monitor call of a Block-CG solve (Jacobi, rtol 1e-8, x0 = 0): where the
+ * solve's time goes between the kernels' own times (start-up before the first check, each
+ * iteration, the end after the last). */
 enum { TL_MAX = 4096 };
 typedef struct {
   double t[TL_MAX];
@@ -106,11 +106,9 @@ static void timeline(probe *a, coal_bvec X, coal_bvec B) {
   static double d[TL_MAX];
   coal_solver S = NULL;
   rec.n = 0;
-  coal_bvec_set_random(B, 11);
-  coal_bvec_set_random(X, 0);
   double t0 = 0, t1 = 0, t2 = 0;
-  if (coal_solver_create(a->A, &S) || coal_solver_set_pc(S, COAL_PC_JACOBI) ||
-      coal_solver_set_tolerances(S, 1e-8, 0.0, 2000) ||
+  if (coal_bvec_set_random(B, 11) || coal_bvec_set_value(X, 0.0) || coal_solver_create(a->A, &S) ||
+      coal_solver_set_pc(S, COAL_PC_JACOBI) || coal_solver_set_tolerances(S, 1e-8, 0.0, 2000) ||
       coal_solver_set_monitor(S, tl_monitor, &rec) || (t0 = coal_now_seconds(), 0) ||
       coal_solver_setup(S) || coal_ctx_sync(a->ctx) || (t1 = coal_now_seconds(), 0) ||
       coal_solver_solve(S, B, X) || coal_ctx_sync(a->ctx)) {
