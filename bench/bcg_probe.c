@@ -1,8 +1,8 @@
 /* Block-CG step timing driver (not installed): each step of one Block-CG iteration on the
  * 3-D 7-point Laplacian (default 128^3) with k = 32 columns, timed with CUDA events
  * (coal_bench_time: median of reps, each call including its own host round trip), then the
- * four steps back to back as one iteration, and two alternatives (the direction step without
- * its Grams; the Grams P^T Q, P^T P, P^T R in one pass). Compares with the solver's time per
+ * three steps back to back as one iteration, then the alternatives (the direction step without
+ * X's update; the SpMM and the Grams as two passes). Compares with the solver's time per
  * iteration (bench solve) to show how much of it is outside the kernels.
  *
  *   bcg_probe [N] [K]   grid N^3 (default 128), K columns (default 32, at most 32)
@@ -11,6 +11,7 @@
 #include "bench.h"
 #include "blas.h"
 #include "coalesce.h"
+#include "solver_impl.h" /* the repeated products (S->reorth) */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,17 +29,15 @@ static coal_status run_update(void *p) {
   probe *a = p;
   double *o = a->out;
   const int64_t kk = a->k * a->k;
-  return coal_blas(a->ctx)->bcg_update(a->ctx, a->n, a->k, a->k, a->P, a->Q, a->C, a->X, a->R,
-                                       a->dinv, a->Z, 0, o, o + a->k, o + a->k + kk,
-                                       o + a->k + 2 * kk);
+  return coal_blas(a->ctx)->bcg_update(a->ctx, a->n, a->k, a->k, a->Q, a->C, a->R, a->dinv, a->Z, o,
+                                       o + a->k, o + a->k + kk);
 }
-static coal_status run_dir(void *p) {
+static coal_status run_dir(void *p) { /* with the deferred X += P alpha, as in the solve */
   probe *a = p;
-  int64_t kk = a->k * a->k;
   return coal_blas(a->ctx)->bcg_dir(a->ctx, a->n, a->k, a->k, a->k, a->R, a->dinv, a->C, a->P,
-                                    a->C2, a->Y, a->out, a->out + kk);
+                                    a->C2, a->Y, a->C, a->X);
 }
-static coal_status run_dir_nogram(void *p) {
+static coal_status run_dir_nox(void *p) {
   probe *a = p;
   return coal_blas(a->ctx)->bcg_dir(a->ctx, a->n, a->k, a->k, a->k, a->R, a->dinv, a->C, a->P,
                                     a->C2, a->Y, NULL, NULL);
@@ -46,29 +45,29 @@ static coal_status run_dir_nogram(void *p) {
 static coal_status run_gram3(void *p) {
   probe *a = p;
   int64_t kk = a->k * a->k;
-  return coal_blas(a->ctx)->bcg_gram(a->ctx, a->n, a->k, a->k, a->P, a->Q, a->R, a->out,
-                                     a->out + kk, a->out + 2 * kk);
+  return coal_blas(a->ctx)->bcg_gram(a->ctx, a->n, a->k, a->k, a->P, a->Q, a->R, a->dinv, a->Z,
+                                     a->out, a->out + kk, a->out + 2 * kk);
 }
 static coal_status run_spmm(void *p) {
   probe *a = p;
   return coal_spmm(a->A, COAL_SPMM_AUTO, 1.0, a->Pv, 0.0, a->Qv);
 }
-static coal_status run_gram(void *p) {
-  probe *a = p;
-  return coal_blas(a->ctx)->gram(a->ctx, a->n, a->k, a->k, a->P, a->k, a->Q, a->k, a->out, a->k);
+static int fused_offered(const probe *a) {
+  return coal_blas(a->ctx)->bcg_spmm_gram && a->k >= COAL_BCG_FUSED_MIN;
 }
 static coal_status run_spmm_gram(void *p) {
   probe *a = p;
   int64_t kk = a->k * a->k;
-  const coal_blas_ops *b = coal_blas(a->ctx);
-  if (!b->bcg_spmm_gram || a->k < COAL_BCG_FUSED_MIN) return COAL_SUCCESS; /* not offered */
-  return b->bcg_spmm_gram(a->A, a->Pv, a->Qv, a->k, a->R, a->out, a->out + kk, a->out + 2 * kk);
+  if (!fused_offered(a)) return COAL_SUCCESS; /* not offered */
+  return coal_blas(a->ctx)->bcg_spmm_gram(a->A, a->Pv, a->Qv, a->k, a->R, a->dinv, a->out,
+                                          a->out + kk, a->out + 2 * kk);
 }
-static coal_status run_all(void *p) {
+static coal_status run_all(void *p) { /* one iteration's passes, as the solver makes them */
   coal_status st = run_update(p);
   if (!st) st = run_dir(p);
+  if (!st && fused_offered(p)) return run_spmm_gram(p);
   if (!st) st = run_spmm(p);
-  if (!st) st = run_gram(p);
+  if (!st) st = run_gram3(p);
   return st;
 }
 
@@ -117,7 +116,7 @@ static void timeline(probe *a, coal_bvec X, coal_bvec B) {
     return;
   }
   t2 = coal_now_seconds();
-  int its = coal_solver_iterations(S);
+  int its = coal_solver_iterations(S), reorth = S->reorth;
   coal_solver_destroy(&S);
   if (rec.n < 2) return;
   for (int i = 1; i < rec.n; i++) d[i - 1] = rec.t[i] - rec.t[i - 1];
@@ -129,10 +128,11 @@ static void timeline(probe *a, coal_bvec X, coal_bvec B) {
     const double x = rec.t[i] - rec.t[i - 1];
     if (x > 1.1 * med) slow += x - med, nslow++;
   }
-  printf("timeline (Block-CG, Jacobi, 1e-8, %d iterations): setup %.1f ms; solve %.1f ms = start "
+  printf("timeline (Block-CG, Jacobi, 1e-8, %d iterations, %d repeated products): setup %.1f ms; "
+         "solve %.1f ms = start "
          "%.1f ms (to the first check) + %d steps (median %.1f us, min %.1f, max %.1f; %d steps "
          "above 1.1x the median, %.1f ms over it) + end %.1f ms\n",
-         its, 1e3 * (t1 - t0), 1e3 * (t2 - t1), 1e3 * (rec.t[0] - t1), rec.n - 1, 1e6 * med,
+         its, reorth, 1e3 * (t1 - t0), 1e3 * (t2 - t1), 1e3 * (rec.t[0] - t1), rec.n - 1, 1e6 * med,
          1e6 * d[0], 1e6 * d[rec.n - 2], nslow, 1e3 * slow, 1e3 * (t2 - rec.t[rec.n - 1]));
 }
 
@@ -158,6 +158,10 @@ int main(int argc, char **argv) {
   B[4] = block(&a, k, 5, &a.Z);
   B[5] = block(&a, k, 6, &a.Y);
   B[6] = block(&a, 1, 7, &a.dinv);
+  if (coal_bvec_set_value(B[6], 1.0 / 6.0)) { /* a Jacobi scaling is positive */
+    fprintf(stderr, "bcg_probe: %s\n", coal_ctx_last_error(a.ctx));
+    return 1;
+  }
   a.C = malloc(sizeof(double) * (size_t)(k * k));
   a.C2 = malloc(sizeof(double) * (size_t)(k * k));
   a.out = malloc(sizeof(double) * (size_t)(4 * k * k + k));
@@ -167,13 +171,12 @@ int main(int argc, char **argv) {
     const char *name;
     coal_bench_fn fn;
   } steps[] = {{"bcg_update", run_update},
-               {"bcg_dir", run_dir},
+               {"bcg_dir with X", run_dir},
+               {"fused spmm + bcg_gram", run_spmm_gram},
+               {"iteration (all three)", run_all},
+               {"bcg_dir without X", run_dir_nox},
                {"spmm A*P", run_spmm},
-               {"gram P^T Q", run_gram},
-               {"all four", run_all},
-               {"bcg_dir without Grams", run_dir_nogram},
-               {"bcg_gram P^T [Q P R]", run_gram3},
-               {"fused spmm + bcg_gram", run_spmm_gram}};
+               {"bcg_gram P^T [Q P R]", run_gram3}};
   printf("bcg_probe: lap3d %lld^3 (n = %lld), k = %lld, %s\n", (long long)N, (long long)a.n,
          (long long)k, coal_ctx_device_name(a.ctx));
   double sum = 0;
@@ -183,10 +186,10 @@ int main(int argc, char **argv) {
       fprintf(stderr, "bcg_probe: %s: %s\n", steps[s].name, coal_ctx_last_error(a.ctx));
       return 1;
     }
-    if (s < 4) sum += med;
+    if (s < 3) sum += med;
     printf("  %-22s median %8.1f us, min %8.1f us%s\n", steps[s].name, med, mn,
-           s == 4 ? "" : "  (with its host round trip)");
-    if (s == 4) printf("  %-22s %8.1f us\n", "sum of the four", sum);
+           s == 3 ? "" : "  (with its host round trip)");
+    if (s == 3) printf("  %-22s %8.1f us\n", "sum of the three", sum);
   }
   timeline(&a, B[2], B[3]);
   for (int i = 0; i < 7; i++) coal_bvec_destroy(&B[i]);

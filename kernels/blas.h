@@ -85,39 +85,40 @@ typedef struct coal_blas_ops {
   coal_status (*jacobi)(coal_mat A, double *dinv, int64_t *bad);
   /* Block-CG steps (solvers/blockcg.c). Every block is row-major with a tight leading
    * dimension (its width); small results are host arrays, row-major and tight. Each returns
-   * when its sums are on the host.
-   * G = P^T Q, PP = P^T P (s x s) and PR = P^T R (s x m), one pass over P, Q (n x s) and R
-   * (n x m). */
+   * when its sums are on the host. dinv, where given, is a positive diagonal scaling (Jacobi's
+   * inverse diagonal), n entries in the backend's memory; NULL means the identity.
+   * G = P^T Q, PP = P^T diag(dinv)^-1 P (s x s; P^T P when dinv is NULL) and PR = P^T R (s x m),
+   * one pass over P, Q (n x s) and R (n x m). S: n x s scratch, which the pass-by-pass path of
+   * wide blocks may overwrite (unused otherwise; may be NULL when dinv is NULL). */
   coal_status (*bcg_gram)(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
-                          const double *Q, const double *R, double *G, double *PP, double *PR);
-  /* One pass: X += P C, R -= Q C, Z = dinv .* R (dinv == NULL: Z = R), then from the updated
-   * R and Z: nrm2[j] = sum_i R_ij^2 (m), QZ = Q^T Z and PZ = P^T Z (s x m), ZZ = Z^T Z (m x m). P,
-   * Q n x s; X, R, Z n x m; C s x m (host). s == 0: no update (P, Q, C unused). Z overlaps none of
-   * the others. keep_z == 0: the caller does not need Z (bcg_dir recomputes it from R), and Z is
-   * scratch whose contents are unspecified on return (the fused path does not write it, the
-   * pass-by-pass path of wide blocks does). Traffic: read P, Q, X, R, dinv; write X, R and, if
-   * kept, Z. */
-  coal_status (*bcg_update)(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
-                            const double *Q, const double *C, double *X, double *R,
-                            const double *dinv, double *Z, int keep_z, double *nrm2, double *QZ,
-                            double *PZ, double *ZZ);
-  /* The next search block, one pass: Y = diag(d) X1 C1 + X2 C2 (d == NULL: X1 C1 + X2 C2) and,
-   * when YY is not NULL, YY = Y^T Y (q x q) and YX = Y^T X1 (q x p1, X1 unscaled). X1 n x p1,
-   * d n, X2 n x p2 (p2 == 0: X2 and C2 unused), Y n x q; C1 p1 x q and C2 p2 x q on the host. Y
-   * overlaps neither X1 nor X2. Traffic: read X1, d, X2; write Y. */
+                          const double *Q, const double *R, const double *dinv, double *S,
+                          double *G, double *PP, double *PR);
+  /* One pass: R -= Q C (s == 0: R is left as it is), then with Z = diag(dinv) R of the updated R:
+   * nrm2[j] = sum_i R_ij^2 (m), QZ = Q^T Z (s x m) and, when RZ is not NULL, RZ = R^T Z (m x m,
+   * symmetric; it is Z^T diag(dinv)^-1 Z). Q n x s, R n x m, C s x m (host). Z: n x m scratch,
+   * which the pass-by-pass path of wide blocks overwrites (Z itself is not an output). Traffic:
+   * read Q, R, dinv; write R. */
+  coal_status (*bcg_update)(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *Q,
+                            const double *C, double *R, const double *dinv, double *Z, double *nrm2,
+                            double *QZ, double *RZ);
+  /* The next search block and the deferred solution update, one pass: Y = diag(d) X1 C1 + X2 C2
+   * (d == NULL: X1 C1 + X2 C2) and, when X3 is not NULL, X3 += X2 C3. X1 n x p1, d n, X2 n x p2
+   * (p2 == 0: X2, C2, C3 and X3 unused), Y n x q, X3 n x p1; C1 p1 x q, C2 p2 x q and C3 p2 x p1
+   * on the host. q == 0: only X3's update (X1, d, C1, C2 and Y unused). Y and X3 overlap none of
+   * the other blocks. Traffic: read X1, d, X2 (and X3); write Y (and X3). */
   coal_status (*bcg_dir)(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int64_t q,
                          const double *X1, const double *d, const double *C1, const double *X2,
-                         const double *C2, double *Y, double *YY, double *YX);
-  /* Q = A P and then the Grams of bcg_gram (G = P^T Q, PP = P^T P, PR = P^T R), in one pass
-   * over the blocks: A square fp64 (n x n), Pv and Qv views of tight row-major n x s blocks
-   * with COAL_BCG_FUSED_MIN <= s <= COAL_BCG_FUSED_MAX, R n x m with m <= COAL_BCG_FUSED_MAX
-   * (other shapes: COAL_ERR_UNSUPPORTED). Q equals the row-split product (coal_spmm with
-   * COAL_SPMM_ROWSPLIT), the Grams bcg_gram's to rounding: the host twin is the two calls.
-   * NULL where a backend has no fused version (the host); the solver then makes the two calls,
-   * as it does where coal_spmm_select picks another kernel than row-split. Traffic: A, P
-   * gathered, Q written, R read (P and Q are not read again). */
+                         const double *C2, double *Y, const double *C3, double *X3);
+  /* Q = A P and then the Grams of bcg_gram (G = P^T Q, PP = P^T diag(dinv)^-1 P, PR = P^T R), in
+   * one pass over the blocks: A square fp64 (n x n), Pv and Qv views of tight row-major n x s
+   * blocks with COAL_BCG_FUSED_MIN <= s <= COAL_BCG_FUSED_MAX, R n x m with m <=
+   * COAL_BCG_FUSED_MAX (other shapes: COAL_ERR_UNSUPPORTED). Q equals the row-split product
+   * (coal_spmm with COAL_SPMM_ROWSPLIT), the Grams bcg_gram's to rounding: the host twin is the
+   * two calls. NULL where a backend has no fused version (the host); the solver then makes the
+   * two calls, as it does where coal_spmm_select picks another kernel than row-split. Traffic:
+   * A, P gathered, Q written, R and dinv read (P and Q are not read again). */
   coal_status (*bcg_spmm_gram)(coal_mat A, coal_bvec Pv, coal_bvec Qv, int64_t m, const double *R,
-                               double *G, double *PP, double *PR);
+                               const double *dinv, double *G, double *PP, double *PR);
   /* Single vectors of the PETSc vector type (src/petsc/swift_vec.c): n contiguous entries.
    * z = a*x + b*y + c*z + d, entry by entry. x == NULL: no a*x term; y == NULL: no b*y term;
    * c == 0: z is written without being read (NaN in z does not survive). x, y and z may be the

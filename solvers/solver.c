@@ -245,7 +245,7 @@ coal_status coal_solver_solve(coal_solver S, coal_bvec B, coal_bvec X) {
   int64_t k = B->k;
   coal_free(S->info);
   coal_free(S->mon_norms);
-  S->info = NULL, S->mon_norms = NULL, S->k = k, S->iterations = 0;
+  S->info = NULL, S->mon_norms = NULL, S->k = k, S->iterations = 0, S->reorth = 0;
   COAL_CALL(coal_calloc(S->ctx, sizeof(coal_solve_info) * (size_t)(k + 1), (void **)&S->info));
   COAL_CALL(coal_calloc(S->ctx, sizeof(double) * (size_t)(k + 1), (void **)&S->mon_norms));
   for (int64_t j = 0; j < k; j++) S->info[j].reason = COAL_SOLVE_NOT_RUN;

@@ -119,25 +119,24 @@ static coal_status nc_jacobi(coal_mat A, double *dinv, int64_t *bad) {
   return NC(A->ctx);
 }
 static coal_status nc_bcg_gram(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
-                               const double *Q, const double *R, double *G, double *PP,
-                               double *PR) {
-  (void)n, (void)s, (void)m, (void)P, (void)Q, (void)R, (void)G, (void)PP, (void)PR;
+                               const double *Q, const double *R, const double *dinv, double *S,
+                               double *G, double *PP, double *PR) {
+  (void)n, (void)s, (void)m, (void)P, (void)Q, (void)R, (void)dinv, (void)S;
+  (void)G, (void)PP, (void)PR;
   return NC(ctx);
 }
-static coal_status nc_bcg_update(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
-                                 const double *Q, const double *C, double *X, double *R,
-                                 const double *dinv, double *Z, int keep_z, double *nrm2,
-                                 double *QZ, double *PZ, double *ZZ) {
-  (void)n, (void)s, (void)m, (void)P, (void)Q, (void)C, (void)X, (void)R, (void)dinv, (void)Z;
-  (void)keep_z;
-  (void)nrm2, (void)QZ, (void)PZ, (void)ZZ;
+static coal_status nc_bcg_update(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *Q,
+                                 const double *C, double *R, const double *dinv, double *Z,
+                                 double *nrm2, double *QZ, double *RZ) {
+  (void)n, (void)s, (void)m, (void)Q, (void)C, (void)R, (void)dinv, (void)Z;
+  (void)nrm2, (void)QZ, (void)RZ;
   return NC(ctx);
 }
 static coal_status nc_bcg_dir(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int64_t q,
                               const double *X1, const double *d, const double *C1, const double *X2,
-                              const double *C2, double *Y, double *YY, double *YX) {
+                              const double *C2, double *Y, const double *C3, double *X3) {
   (void)n, (void)p1, (void)p2, (void)q, (void)X1, (void)d, (void)C1, (void)X2, (void)C2, (void)Y;
-  (void)YY, (void)YX;
+  (void)C3, (void)X3;
   return NC(ctx);
 }
 

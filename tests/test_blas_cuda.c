@@ -644,9 +644,9 @@ static double arr_diff(const double *got, const double *ref, int64_t count) {
   return d / m;
 }
 
-/* bcg_update (Z stored or not), bcg_gram and bcg_dir (with and without its Grams) against the
- * host twins, outputs poisoned with NaN. Gram entries are compared relative to the largest
- * entry of their matrix (sums of n products). */
+/* bcg_update, bcg_gram (with and without its weights) and bcg_dir (with and without the
+ * deferred update of X3) against the host twins, outputs poisoned with NaN. Gram entries are
+ * compared relative to the largest entry of their matrix (sums of n products). */
 static void t_bcg(int64_t n, int64_t s, int64_t m, int use_d) {
   const int64_t ns = n * s, nm = n * m;
   double *P = rblock(n, s), *Q = rblock(n, s), *C = rblock(s, m), *X = rblock(n, m);
@@ -654,74 +654,67 @@ static void t_bcg(int64_t n, int64_t s, int64_t m, int use_d) {
   for (int64_t i = 0; i < n; i++) d[i] += 1.5;
   double *Pd = dcopy(P, (size_t)ns), *Qd = dcopy(Q, (size_t)ns), *Xd = dcopy(X, (size_t)nm);
   double *Rd = dcopy(R, (size_t)nm), *dd = dcopy(d, (size_t)n);
-  double *Zh = nblock(nm), *Zd = dcopy(Zh, (size_t)nm);
-  double *out[2][3], *nrm[2];
-  for (int b = 0; b < 2; b++) {
-    out[b][0] = nblock(s * m), out[b][1] = nblock(s * m), out[b][2] = nblock(m * m);
-    nrm[b] = nblock(m);
-  }
+  const int64_t nsm = ns > nm ? ns : nm; /* Z: n x m; S: the wide bcg_gram's n x s scratch */
+  double *Zh = nblock(nsm), *Zd = dcopy(Zh, (size_t)nm), *Sd = dcopy(Zh, (size_t)nsm);
+  double *out[2][2], *nrm[2];
+  for (int b = 0; b < 2; b++)
+    out[b][0] = nblock(s * m), out[b][1] = nblock(m * m), nrm[b] = nblock(m);
   const double *dh = use_d ? d : NULL, *ddv = use_d ? dd : NULL;
-  CHECK_OK(H, HB->bcg_update(H, n, s, m, P, Q, C, X, R, dh, Zh, 1, nrm[0], out[0][0], out[0][1],
-                             out[0][2]));
-  /* keep_z == 0: Z is scratch, which the fused path (widths <= 32) leaves untouched */
-  const int keep_z = (int)((n + s + m + use_d) & 1), fused = s <= 32 && m <= 32;
-  CHECK_OK(D, DB->bcg_update(D, n, s, m, Pd, Qd, C, Xd, Rd, ddv, Zd, keep_z, nrm[1], out[1][0],
-                             out[1][1], out[1][2]));
-  double *g = hmalloc((size_t)(nm > 0 ? nm : 1));
+  CHECK_OK(H, HB->bcg_update(H, n, s, m, Q, C, R, dh, Zh, nrm[0], out[0][0], out[0][1]));
+  CHECK_OK(D, DB->bcg_update(D, n, s, m, Qd, C, Rd, ddv, Zd, nrm[1], out[1][0], out[1][1]));
+  double *g = hmalloc((size_t)(nm > ns ? (nm > 0 ? nm : 1) : (ns > 0 ? ns : 1)));
   double e = 0, t;
-  down(g, Xd, sizeof(double) * (size_t)nm);
-  if ((t = arr_diff(g, X, nm)) > e) e = t;
   down(g, Rd, sizeof(double) * (size_t)nm);
   if ((t = arr_diff(g, R, nm)) > e) e = t;
-  down(g, Zd, sizeof(double) * (size_t)nm);
-  if (keep_z && (t = arr_diff(g, Zh, nm)) > e) e = t;
-  for (int64_t i = 0; i < nm && !keep_z && fused; i++)
-    if (!isnan(g[i])) e = INFINITY;
   double eg = arr_diff(nrm[1], nrm[0], m);
-  for (int c = 0; c < 3; c++)
-    if ((t = arr_diff(out[1][c], out[0][c], c < 2 ? s * m : m * m)) > eg) eg = t;
-  CHECK(e <= TOL && eg <= TOL, "bcg_update n=%lld s=%lld m=%lld d=%d Z=%d: blocks %.3g, sums %.3g",
-        (long long)n, (long long)s, (long long)m, use_d, keep_z, e, eg);
+  if ((t = arr_diff(out[1][0], out[0][0], s * m)) > eg) eg = t;
+  if ((t = arr_diff(out[1][1], out[0][1], m * m)) > eg) eg = t;
+  CHECK(e <= TOL && eg <= TOL, "bcg_update n=%lld s=%lld m=%lld d=%d: R %.3g, sums %.3g",
+        (long long)n, (long long)s, (long long)m, use_d, e, eg);
 
-  /* bcg_gram on P, Q, R */
+  /* bcg_gram on P, Q, R (PP weighted by 1 / d when use_d; Sd is the wide path's scratch) */
   double *G[2] = {nblock(s * s), nblock(s * s)}, *PP[2] = {nblock(s * s), nblock(s * s)};
   double *PR[2] = {nblock(s * m), nblock(s * m)};
-  CHECK_OK(H, HB->bcg_gram(H, n, s, m, P, Q, R, G[0], PP[0], PR[0]));
-  CHECK_OK(D, DB->bcg_gram(D, n, s, m, Pd, Qd, Rd, G[1], PP[1], PR[1]));
+  CHECK_OK(H, HB->bcg_gram(H, n, s, m, P, Q, R, dh, NULL, G[0], PP[0], PR[0]));
+  CHECK_OK(D, DB->bcg_gram(D, n, s, m, Pd, Qd, Rd, ddv, Sd, G[1], PP[1], PR[1]));
   eg = arr_diff(G[1], G[0], s * s);
   if ((t = arr_diff(PP[1], PP[0], s * s)) > eg) eg = t;
   if ((t = arr_diff(PR[1], PR[0], s * m)) > eg) eg = t;
-  CHECK(eg <= TOL, "bcg_gram n=%lld s=%lld m=%lld: %.3g", (long long)n, (long long)s, (long long)m,
-        eg);
+  CHECK(eg <= TOL, "bcg_gram n=%lld s=%lld m=%lld d=%d: %.3g", (long long)n, (long long)s,
+        (long long)m, use_d, eg);
 
-  /* bcg_dir: Y = diag(d) X C1 + P C2 (n x s) with Y^T Y and Y^T X, and with p2 = 0 and no
-   * Grams: Y = diag(d) X C1 */
-  double *C1 = rblock(m, s), *C2 = rblock(s, s), *Yh = nblock(ns), *Yd = dcopy(Yh, (size_t)ns);
-  double *YY[2] = {nblock(s * s), nblock(s * s)}, *YX[2] = {nblock(s * m), nblock(s * m)};
-  for (int two = 0; two < 2; two++) {
+  /* bcg_dir: Y = diag(d) X C1 + P C2 (n x s) with X3 += P C3 (X3 n x m), then with p2 = 0:
+   * Y = diag(d) X C1 and X3 untouched */
+  double *C1 = rblock(m, s), *C2 = rblock(s, s), *C3 = rblock(s, m), *Yh = nblock(ns);
+  double *Yd = dcopy(Yh, (size_t)ns), *X3 = rblock(n, m), *X3d = dcopy(X3, (size_t)nm);
+  for (int two = 1; two >= 0; two--) {
     const int64_t p2 = two ? s : 0;
     for (int64_t i = 0; i < ns; i++) Yh[i] = NAN;
     up(Yd, Yh, sizeof(double) * (size_t)ns);
-    CHECK_OK(H, HB->bcg_dir(H, n, m, p2, s, X, dh, C1, P, C2, Yh, two ? YY[0] : NULL,
-                            two ? YX[0] : NULL));
-    CHECK_OK(D, DB->bcg_dir(D, n, m, p2, s, Xd, ddv, C1, Pd, C2, Yd, two ? YY[1] : NULL,
-                            two ? YX[1] : NULL));
-    double *y = hmalloc((size_t)(ns > 0 ? ns : 1));
-    down(y, Yd, sizeof(double) * (size_t)ns);
-    e = arr_diff(y, Yh, ns);
-    eg = two ? arr_diff(YY[1], YY[0], s * s) : 0;
-    if (two && (t = arr_diff(YX[1], YX[0], s * m)) > eg) eg = t;
-    CHECK(e <= TOL && eg <= TOL, "bcg_dir n=%lld p1=%lld p2=%lld q=%lld d=%d: %.3g, Grams %.3g",
-          (long long)n, (long long)m, (long long)p2, (long long)s, use_d, e, eg);
-    free(y);
+    CHECK_OK(H, HB->bcg_dir(H, n, m, p2, s, X, dh, C1, P, C2, Yh, C3, X3));
+    CHECK_OK(D, DB->bcg_dir(D, n, m, p2, s, Xd, ddv, C1, Pd, C2, Yd, C3, X3d));
+    down(g, Yd, sizeof(double) * (size_t)ns);
+    e = arr_diff(g, Yh, ns);
+    down(g, X3d, sizeof(double) * (size_t)nm);
+    const double ex = arr_diff(g, X3, nm);
+    CHECK(e <= TOL && ex <= TOL, "bcg_dir n=%lld p1=%lld p2=%lld q=%lld d=%d: Y %.3g, X3 %.3g",
+          (long long)n, (long long)m, (long long)p2, (long long)s, use_d, e, ex);
   }
+  /* q = 0: X3 += P C3 alone (the solver's settle before columns retire) */
+  CHECK_OK(H, HB->bcg_dir(H, n, m, s, 0, NULL, NULL, NULL, P, NULL, NULL, C3, X3));
+  CHECK_OK(D, DB->bcg_dir(D, n, m, s, 0, NULL, NULL, NULL, Pd, NULL, NULL, C3, X3d));
+  down(g, X3d, sizeof(double) * (size_t)nm);
+  e = arr_diff(g, X3, nm);
+  CHECK(e <= TOL, "bcg_dir n=%lld p1=%lld p2=%lld q=0: X3 %.3g", (long long)n, (long long)m,
+        (long long)s, e);
   free(P), free(Q), free(C), free(X), free(R), free(d), free(Zh), free(g), free(C1), free(C2);
-  free(Yh);
+  free(C3), free(Yh), free(X3);
   for (int b = 0; b < 2; b++) {
-    for (int c = 0; c < 3; c++) free(out[b][c]);
-    free(nrm[b]), free(G[b]), free(PP[b]), free(PR[b]), free(YY[b]), free(YX[b]);
+    free(out[b][0]), free(out[b][1]);
+    free(nrm[b]), free(G[b]), free(PP[b]), free(PR[b]);
   }
-  dfree(Pd), dfree(Qd), dfree(Xd), dfree(Rd), dfree(dd), dfree(Zd), dfree(Yd);
+  dfree(Pd), dfree(Qd), dfree(Xd), dfree(Rd), dfree(dd), dfree(Zd), dfree(Sd), dfree(Yd);
+  dfree(X3d);
 }
 
 /* A test matrix on both contexts: 0 lap3d 17^3 7-point, 1 lap3d 9^3 27-point, 2 power-law
@@ -762,8 +755,12 @@ static void t_spmm_gram(int id, int64_t s, int64_t m) {
   int64_t n = 0;
   coal_mat_size(Ah, &n, NULL, NULL);
   const int64_t ns = n * s, nm = n * m;
-  double *P = rblock(n, s), *R = rblock(n, m), *Qh = nblock(ns);
+  double *P = rblock(n, s), *R = rblock(n, m), *Qh = nblock(ns), *d = rblock(n, 1);
+  for (int64_t i = 0; i < n; i++) d[i] += 1.5;
   double *Pd = dcopy(P, (size_t)ns), *Rd = dcopy(R, (size_t)nm), *Qd = dcopy(Qh, (size_t)ns);
+  double *dd = dcopy(d, (size_t)n);
+  const int use_d = (int)((id + s + m) & 1); /* PP = P^T diag(d)^-1 P on half the cases */
+  const double *dh = use_d ? d : NULL, *ddv = use_d ? dd : NULL;
   coal_bvec Ph = NULL, Qhv = NULL, Pdv = NULL, Qdv = NULL;
   CHECK_OK(H, coal_bvec_view(H, n, s, COAL_F64, RM, s, P, &Ph));
   CHECK_OK(H, coal_bvec_view(H, n, s, COAL_F64, RM, s, Qh, &Qhv));
@@ -772,16 +769,17 @@ static void t_spmm_gram(int id, int64_t s, int64_t m) {
   double *G[2] = {nblock(s * s), nblock(s * s)}, *PP[2] = {nblock(s * s), nblock(s * s)};
   double *PR[2] = {nblock(s * m), nblock(s * m)};
   CHECK_OK(H, coal_spmm_rowsplit_host(Ah, 1.0, Ph, 0.0, Qhv));
-  CHECK_OK(H, HB->bcg_gram(H, n, s, m, P, Qh, R, G[0], PP[0], PR[0]));
-  CHECK_OK(D, DB->bcg_spmm_gram(Ad, Pdv, Qdv, m, Rd, G[1], PP[1], PR[1]));
+  CHECK_OK(H, HB->bcg_gram(H, n, s, m, P, Qh, R, dh, NULL, G[0], PP[0], PR[0]));
+  CHECK_OK(D, DB->bcg_spmm_gram(Ad, Pdv, Qdv, m, Rd, ddv, G[1], PP[1], PR[1]));
   double *q = hmalloc((size_t)ns);
   down(q, Qd, sizeof(double) * (size_t)ns);
   const double e = arr_diff(q, Qh, ns);
   double eg = arr_diff(G[1], G[0], s * s), t;
   if ((t = arr_diff(PP[1], PP[0], s * s)) > eg) eg = t;
   if ((t = arr_diff(PR[1], PR[0], s * m)) > eg) eg = t;
-  CHECK(e <= TOL && eg <= TOL, "bcg_spmm_gram matrix %d n=%lld s=%lld m=%lld: Q %.3g, Grams %.3g",
-        id, (long long)n, (long long)s, (long long)m, e, eg);
+  CHECK(e <= TOL && eg <= TOL,
+        "bcg_spmm_gram matrix %d n=%lld s=%lld m=%lld d=%d: Q %.3g, Grams %.3g", id, (long long)n,
+        (long long)s, (long long)m, use_d, e, eg);
   /* refused: s outside [COAL_BCG_FUSED_MIN, COAL_BCG_FUSED_MAX] (views of fewer columns) */
   if (id == 0 && s == 16) { /* once: the refusals do not depend on the matrix */
     coal_bvec Pn = NULL, Qn = NULL;
@@ -789,9 +787,9 @@ static void t_spmm_gram(int id, int64_t s, int64_t m) {
                                Pd, &Pn));
     CHECK_OK(D, coal_bvec_view(D, n, COAL_BCG_FUSED_MIN - 1, COAL_F64, RM, COAL_BCG_FUSED_MIN - 1,
                                Qd, &Qn));
-    CHECK(DB->bcg_spmm_gram(Ad, Pn, Qn, m, Rd, G[1], PP[1], PR[1]) == COAL_ERR_UNSUPPORTED,
+    CHECK(DB->bcg_spmm_gram(Ad, Pn, Qn, m, Rd, ddv, G[1], PP[1], PR[1]) == COAL_ERR_UNSUPPORTED,
           "bcg_spmm_gram accepted s = %d", COAL_BCG_FUSED_MIN - 1);
-    CHECK(DB->bcg_spmm_gram(Ad, Pdv, Qdv, COAL_BCG_FUSED_MAX + 1, Rd, G[1], PP[1], PR[1]) ==
+    CHECK(DB->bcg_spmm_gram(Ad, Pdv, Qdv, COAL_BCG_FUSED_MAX + 1, Rd, ddv, G[1], PP[1], PR[1]) ==
               COAL_ERR_UNSUPPORTED,
           "bcg_spmm_gram accepted m = %d", COAL_BCG_FUSED_MAX + 1);
     coal_bvec_destroy(&Pn), coal_bvec_destroy(&Qn);
@@ -799,8 +797,8 @@ static void t_spmm_gram(int id, int64_t s, int64_t m) {
   coal_bvec_destroy(&Ph), coal_bvec_destroy(&Qhv), coal_bvec_destroy(&Pdv);
   coal_bvec_destroy(&Qdv);
   for (int b = 0; b < 2; b++) free(G[b]), free(PP[b]), free(PR[b]);
-  free(P), free(R), free(Qh), free(q);
-  dfree(Pd), dfree(Rd), dfree(Qd);
+  free(P), free(R), free(Qh), free(q), free(d);
+  dfree(Pd), dfree(Rd), dfree(Qd), dfree(dd);
   coal_mat_destroy(&Ah), coal_mat_destroy(&Ad);
 }
 

@@ -377,29 +377,22 @@ static double upd_err(int64_t n, int64_t p, int64_t q, const double *Y0, double 
   return worst;
 }
 
-/* bcg_update (Z stored or not), bcg_gram, and bcg_dir with and without its Grams. */
+/* bcg_update, bcg_gram (with and without its weights), and bcg_dir with and without the
+ * deferred update of X3. */
 static void t_bcg(int64_t n, int64_t s, int64_t m, int use_d) {
   double *P = block(RM, n, s, s, 1, 0, 0), *Q = block(RM, n, s, s, 1, 0, 0);
   double *C = block(RM, s, m, m, 1, 0, 0), *X = block(RM, n, m, m, 1, 0, 0);
   double *R = block(RM, n, m, m, 1, 0, 0), *d = block(RM, n, 1, 1, 1, 0, 0);
   for (int64_t i = 0; i < n; i++) d[i] = 1.5 + d[i];
-  double *X0 = hmalloc((size_t)(n * m)), *R0 = hmalloc((size_t)(n * m));
-  memcpy(X0, X, sizeof(double) * (size_t)(n * m)), memcpy(R0, R, sizeof(double) * (size_t)(n * m));
+  double *R0 = hmalloc((size_t)(n * m));
+  memcpy(R0, R, sizeof(double) * (size_t)(n * m));
   double *Z = block(RM, n, m, m, 0, NAN, NAN), *nrm = block(RM, 1, m, m, 0, NAN, NAN);
-  double *QZ = block(RM, s, m, m, 0, NAN, NAN), *PZ = block(RM, s, m, m, 0, NAN, NAN);
-  double *ZZ = block(RM, m, m, m, 0, NAN, NAN);
-  const int keep_z = (int)((n + s + m) & 1); /* 0: Z is scratch */
-  CHECK_OK(H,
-           HB->bcg_update(H, n, s, m, P, Q, C, X, R, use_d ? d : NULL, Z, keep_z, nrm, QZ, PZ, ZZ));
-  double e = upd_err(n, s, m, X0, 1.0, P, C, X);
-  const double er = upd_err(n, s, m, R0, -1.0, Q, C, R);
-  if (er > e) e = er;
+  double *QZ = block(RM, s, m, m, 0, NAN, NAN), *RZ = block(RM, m, m, m, 0, NAN, NAN);
+  CHECK_OK(H, HB->bcg_update(H, n, s, m, Q, C, R, use_d ? d : NULL, Z, nrm, QZ, RZ));
+  double e = upd_err(n, s, m, R0, -1.0, Q, C, R);
   for (int64_t i = 0; i < n; i++)
-    for (int64_t j = 0; j < m; j++) {
-      const double z = (use_d ? d[i] : 1.0) * R[i * m + j];
-      if (keep_z && Z[i * m + j] != z) e = INFINITY;
-      Z[i * m + j] = z; /* the reference for the Grams */
-    }
+    for (int64_t j = 0; j < m; j++) /* the reference for the Grams */
+      Z[i * m + j] = (use_d ? d[i] : 1.0) * R[i * m + j];
   for (int64_t j = 0; j < m; j++) {
     long double t = 0;
     for (int64_t i = 0; i < n; i++) t += (long double)R[i * m + j] * R[i * m + j];
@@ -407,29 +400,28 @@ static void t_bcg(int64_t n, int64_t s, int64_t m, int use_d) {
     if (ej > e) e = ej;
   }
   double g = gram_err(n, s, m, Q, Z, QZ), t;
-  if ((t = gram_err(n, s, m, P, Z, PZ)) > g) g = t;
-  if ((t = gram_err(n, m, m, Z, Z, ZZ)) > g) g = t;
-  CHECK(e <= TOL && g <= TOL,
-        "bcg_update n=%lld s=%lld m=%lld d=%d Z=%d: update error %.3g, Gram error %.3g",
-        (long long)n, (long long)s, (long long)m, use_d, keep_z, e, g);
-  /* bcg_gram on the same P, Q */
+  if ((t = gram_err(n, m, m, R, Z, RZ)) > g) g = t;
+  CHECK(e <= TOL && g <= TOL, "bcg_update n=%lld s=%lld m=%lld d=%d: update error %.3g, Gram %.3g",
+        (long long)n, (long long)s, (long long)m, use_d, e, g);
+  /* bcg_gram on the same P, Q: PP = P^T diag(d)^-1 P against the Gram of P and P ./ d */
   double *G = block(RM, s, s, s, 0, NAN, NAN), *PP = block(RM, s, s, s, 0, NAN, NAN);
-  double *PR = block(RM, s, m, m, 0, NAN, NAN);
-  CHECK_OK(H, HB->bcg_gram(H, n, s, m, P, Q, R, G, PP, PR));
+  double *PR = block(RM, s, m, m, 0, NAN, NAN), *Pd = block(RM, n, s, s, 0, NAN, NAN);
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t c = 0; c < s; c++) Pd[i * s + c] = P[i * s + c] / (use_d ? d[i] : 1.0);
+  CHECK_OK(H, HB->bcg_gram(H, n, s, m, P, Q, R, use_d ? d : NULL, Z, G, PP, PR));
   g = gram_err(n, s, s, P, Q, G);
-  if ((t = gram_err(n, s, s, P, P, PP)) > g) g = t;
+  if ((t = gram_err(n, s, s, P, Pd, PP)) > g) g = t;
   if ((t = gram_err(n, s, m, P, R, PR)) > g) g = t;
-  CHECK(g <= TOL, "bcg_gram n=%lld s=%lld: error %.3g", (long long)n, (long long)s, g);
-  /* bcg_dir: Y = diag(d) X C1 + P C2 with X (n x m), C1 (m x s), P (n x s), C2 (s x s); then
-   * p2 = 0 (Y = diag(d) X C1) without the Grams */
+  CHECK(g <= TOL, "bcg_gram n=%lld s=%lld d=%d: error %.3g", (long long)n, (long long)s, use_d, g);
+  /* bcg_dir: Y = diag(d) X C1 + P C2 with X (n x m), C1 (m x s), P (n x s), C2 (s x s), and
+   * X3 += P C3 (X3 n x m, C3 s x m); then p2 = 0 (Y = diag(d) X C1, X3 untouched) */
   double *C1 = block(RM, m, s, s, 1, 0, 0), *C2 = block(RM, s, s, s, 1, 0, 0);
-  double *Y = block(RM, n, s, s, 0, NAN, NAN);
-  double *YY = block(RM, s, s, s, 0, NAN, NAN), *YX = block(RM, s, m, m, 0, NAN, NAN);
+  double *C3 = block(RM, s, m, m, 1, 0, 0), *X3 = block(RM, n, m, m, 1, 0, 0);
+  double *Y = block(RM, n, s, s, 0, NAN, NAN), *X30 = hmalloc((size_t)(n * m));
   for (int p2 = s; p2 >= 0; p2 -= s > 0 ? s : 1) {
-    const int grams = p2 > 0 || s == 0;
     for (int64_t i = 0; i < n * s; i++) Y[i] = NAN;
-    CHECK_OK(H, HB->bcg_dir(H, n, m, p2, s, X, use_d ? d : NULL, C1, P, C2, Y, grams ? YY : NULL,
-                            grams ? YX : NULL));
+    memcpy(X30, X3, sizeof(double) * (size_t)(n * m));
+    CHECK_OK(H, HB->bcg_dir(H, n, m, p2, s, X, use_d ? d : NULL, C1, P, C2, Y, C3, X3));
     e = 0;
     for (int64_t i = 0; i < n; i++)
       for (int64_t b = 0; b < s; b++) {
@@ -443,15 +435,20 @@ static void t_bcg(int64_t n, int64_t s, int64_t m, int use_d) {
         const double ei = err(Y[i * s + b], ref, sc);
         if (ei > e) e = ei;
       }
-    g = grams ? gram_err(n, s, s, Y, Y, YY) : 0;
-    if (grams && (t = gram_err(n, s, m, Y, X, YX)) > g) g = t;
-    CHECK(e <= TOL && g <= TOL, "bcg_dir n=%lld p1=%lld p2=%d q=%lld d=%d: error %.3g, Grams %.3g",
-          (long long)n, (long long)m, p2, (long long)s, use_d, e, g);
+    const double ex = upd_err(n, p2, m, X30, 1.0, P, C3, X3); /* p2 = 0: X3 unchanged */
+    CHECK(e <= TOL && ex <= TOL, "bcg_dir n=%lld p1=%lld p2=%d q=%lld d=%d: Y %.3g, X3 %.3g",
+          (long long)n, (long long)m, p2, (long long)s, use_d, e, ex);
     if (p2 == 0) break;
   }
-  free(P), free(Q), free(C), free(X), free(R), free(d), free(X0), free(R0), free(Z), free(nrm);
-  free(QZ), free(PZ), free(ZZ), free(G), free(PP), free(PR), free(C1), free(C2), free(Y), free(YY);
-  free(YX);
+  /* q = 0: X3 += P C3 alone (the solver's settle before columns retire) */
+  memcpy(X30, X3, sizeof(double) * (size_t)(n * m));
+  CHECK_OK(H, HB->bcg_dir(H, n, m, s, 0, NULL, NULL, NULL, P, NULL, NULL, C3, X3));
+  e = upd_err(n, s, m, X30, 1.0, P, C3, X3);
+  CHECK(e <= TOL, "bcg_dir n=%lld p1=%lld p2=%lld q=0: X3 %.3g", (long long)n, (long long)m,
+        (long long)s, e);
+  free(P), free(Q), free(C), free(X), free(R), free(d), free(R0), free(Z), free(nrm), free(QZ);
+  free(RZ), free(G), free(PP), free(PR), free(Pd), free(C1), free(C2), free(C3), free(X3), free(Y);
+  free(X30);
 }
 
 /* ---- single vectors (vec_*) ---------------------------------------------------------------- */

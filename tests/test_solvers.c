@@ -13,6 +13,7 @@
  *   - iteration limit, monitor stop, divergence, a user preconditioner, bad arguments.
  * COALESCE_TEST_QUICK=1 (for compute-sanitizer) solves two of the SuiteSparse matrices. */
 #include "check.h"
+#include "solver_impl.h" /* S->reorth */
 
 #include <stdint.h>
 
@@ -195,6 +196,45 @@ static void test_matrices(void) {
   CHECK_OK(ctx, coal_gen_aniso3d(ctx, 12, 12, 12, 1.0, 0.01, 100.0, COAL_F64, &A));
   compare_methods("aniso 12^3", A, 4);
   coal_mat_destroy(&A);
+}
+
+/* 1138_bus with 32 columns (Jacobi): the block nearly exhausts the 1138-dimensional space, its
+ * search directions grow dependent, and the solver must form P = W T and measure again
+ * (COAL_BCG_REORTH_TOL). Without that it took 486 iterations; with it 35 (33 when P was always
+ * formed). */
+static void test_reorth(void) {
+  char **paths;
+  int np = check_list_matrices(&paths, 1);
+  for (int p = 0; p < np; p++) {
+    if (strcmp(check_basename(paths[p]), "1138_bus.mtx.gz")) continue;
+    coal_mat A = NULL;
+    CHECK_OK(ctx, coal_mat_read_mm(ctx, paths[p], COAL_F64, &A));
+    if (!A) break;
+    int64_t n = 0, k = 32;
+    coal_mat_size(A, &n, NULL, NULL);
+    double *B = random_block(n, k, 1138);
+    coal_bvec Bv = NULL, Xv = NULL;
+    CHECK_OK(ctx, coal_bvec_create(ctx, n, k, COAL_F64, COAL_COL_MAJOR, 0, &Bv));
+    CHECK_OK(ctx, coal_bvec_create(ctx, n, k, COAL_F64, COAL_ROW_MAJOR, 0, &Xv));
+    CHECK_OK(ctx, coal_bvec_set_host(Bv, B, COAL_COL_MAJOR, 0));
+    CHECK_OK(ctx, coal_bvec_set_value(Xv, 0.0));
+    coal_solver S = solver_for(A, COAL_METHOD_BLOCKCG, COAL_PC_JACOBI, 1000);
+    CHECK_OK(ctx, coal_solver_solve(S, Bv, Xv));
+    double *X = malloc(sizeof(double) * (size_t)(n * k));
+    CHECK_OK(ctx, coal_bvec_get_host(Xv, X, COAL_COL_MAJOR, 0));
+    for (int64_t j = 0; j < k; j++) {
+      double bn, rel = true_rel_residual(A, B + j * n, X + j * n, &bn);
+      CHECK(rel <= 2 * RTOL, "1138_bus 32 columns col %lld: true residual %.3e", (long long)j, rel);
+    }
+    CHECK(coal_solver_iterations(S) <= 60 && S->reorth > 0,
+          "1138_bus 32 columns: %d iterations, %d repeated products", coal_solver_iterations(S),
+          S->reorth);
+    coal_solver_destroy(&S);
+    coal_bvec_destroy(&Bv), coal_bvec_destroy(&Xv);
+    coal_mat_destroy(&A);
+    free(B), free(X);
+  }
+  check_free_matrices(paths, np);
 }
 
 /* Awkward blocks: repeated, zero, nearly dependent columns; k > n. */
@@ -404,6 +444,7 @@ int main(void) {
   if (coal_ctx_create(COAL_BACKEND_HOST, &ctx)) return 1;
 #endif
   test_blocks();
+  test_reorth();
   test_failures();
   test_matrices();
   coal_ctx_destroy(&ctx);

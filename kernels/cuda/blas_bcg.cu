@@ -4,11 +4,12 @@
  * Blocks of at most 32 columns (the tile path): a CTA walks tiles of 32 rows, loads each
  * block's tile once into shared memory (coalesced, the whole tile of a tight row-major block
  * is one contiguous range), zero-padded to 32 x 32, and does the small products on the fp64
- * tensor cores (mma.sync m16n8k8 on sm_90, four m8n8k4 before): the updates X += P C,
- * R -= Q C and Y = diag(d) X1 C1 + X2 C2 as 16 x 8 output tiles, and the Gram matrices A^T B as 16
- * x 8 tiles accumulated in registers over every row tile the CTA visits. So each block crosses DRAM
- * once per call, which is the point: the Block-CG iteration is bound by memory traffic, and these
- * steps replace 5 to 6 separate cuBLAS passes (solvers/blockcg.c counts them).
+ * tensor cores (mma.sync m16n8k8 on sm_90, four m8n8k4 before): the updates R -= Q C,
+ * Y = diag(d) X1 C1 + X2 C2 and X3 += X2 C3 as 16 x 8 output tiles, and the Gram matrices
+ * A^T diag(w) B as 16 x 8 tiles accumulated in registers over every row tile the CTA visits. So
+ * each block crosses DRAM once per call, which is the point: the Block-CG iteration is bound by
+ * memory traffic, and these steps replace several separate cuBLAS passes (solvers/blockcg.c
+ * counts them).
  *
  * Sums are deterministic: each CTA of a grid fixed by n and the SM count writes its partial
  * Gram matrices (and column sums of squares) to ws_part, and a second kernel adds the partials
@@ -115,29 +116,6 @@ __device__ __forceinline__ void copy_diag_async(double *sm, const double *__rest
   __pipeline_memcpy_async(sm + threadIdx.x, ok ? d + r0 + threadIdx.x : d, 8, ok ? 0 : 8);
 }
 
-/* Rows [r0, r0 + nr) of a 32-row tile back to a tight n x w block (same mapping). */
-__device__ __forceinline__ void store_tile(double *__restrict__ g, const double *sm, int64_t r0,
-                                           int nr, int w) {
-  const int lane = (int)(threadIdx.x & 31), warp = (int)(threadIdx.x >> 5);
-  if ((w & 1) == 0) {
-    const int c = 2 * (lane & 15);
-    if (c >= w) return;
-#pragma unroll
-    for (int i = 0; i < 2; i++) {
-      const int r = warp * 4 + 2 * i + (lane >> 4);
-      if (r < nr)
-        *(double2 *)(g + (r0 + r) * w + c) = make_double2(sm[r * kLd + c], sm[r * kLd + c + 1]);
-    }
-  } else {
-    if (lane >= w) return;
-#pragma unroll
-    for (int i = 0; i < 4; i++) {
-      const int r = warp * 4 + i;
-      if (r < nr) g[(r0 + r) * w + lane] = sm[r * kLd + lane];
-    }
-  }
-}
-
 /* A p x q tight coefficient matrix into a zero-padded 32 x 32 one (once per CTA). */
 __device__ __forceinline__ void load_coef(double *sm, const double *__restrict__ g, int p, int q) {
   for (int f = (int)threadIdx.x; f < p * q; f += kThreads) {
@@ -200,28 +178,48 @@ __device__ __forceinline__ void store_pair(double *__restrict__ g, int64_t r, in
   }
 }
 
-/* row[j] += A^T B over the 32 rows of the tiles, on output rows 16 mt to 16 mt + 15 (columns of
- * A, only if 16 mt < p) and the column tiles nt0 + j (j < NT) of B (8 (nt0 + j) < q). */
-template <int NT>
+/* Row weights of the Grams A^T diag(w) B: none, w = ws (a tile of dinv), or w = 1 / ws (the
+ * inverse of dinv; rows past the block's end hold ws = 0 and B = 0, and get weight 0). */
+enum { kWtNone = 0, kWtMul = 1, kWtInv = 2 };
+template <int WT> __device__ __forceinline__ double row_weight(const double *ws, int k) {
+  if (WT == kWtMul) return ws[k];
+  const double d = ws[k];
+  return d != 0.0 ? 1.0 / d : 0.0;
+}
+
+/* The weights of the B fragment rows k0 + t and k0 + t + 4 (load_b's), 1 for kWtNone. */
+template <int WT>
+__device__ __forceinline__ void b_weights(double (&w)[2], const double *ws, int k0) {
+  w[0] = w[1] = 1.0;
+  if (WT != kWtNone)
+    w[0] = row_weight<WT>(ws, k0 + lane_t()), w[1] = row_weight<WT>(ws, k0 + lane_t() + 4);
+}
+
+/* row[j] += A^T diag(w) B over the 32 rows of the tiles (w of kind WT from ws), on output rows
+ * 16 mt to 16 mt + 15 (columns of A, only if 16 mt < p) and the column tiles nt0 + j (j < NT) of
+ * B (8 (nt0 + j) < q). */
+template <int NT, int WT>
 __device__ __forceinline__ void gram_row(double (&row)[NT][4], const double *As, const double *Bs,
-                                         int mt, int nt0, int p, int q) {
+                                         int mt, int nt0, int p, int q, const double *ws) {
   if (mt * 16 >= p) return;
 #pragma unroll
   for (int k0 = 0; k0 < kRows; k0 += 8) {
-    double a[4];
+    double a[4], w[2];
     load_at(a, As + k0 * kLd + mt * 16);
+    b_weights<WT>(w, ws, k0);
 #pragma unroll
     for (int j = 0; j < NT; j++) {
       if ((nt0 + j) * 8 >= q) continue;
       double b[2];
       load_b(b, Bs + k0 * kLd + (nt0 + j) * 8);
+      if (WT != kWtNone) b[0] *= w[0], b[1] *= w[1];
       dmma(row[j], a, b);
     }
   }
 }
 
 /* The 16 x 8 tiles (mt, nt) of a 32 x 32 symmetric Gram that hold its upper triangle: row tile 0
- * with every column tile, row tile 1 with column tiles 2 and 3. Symmetric Grams (P^T P, Z^T Z)
+ * with every column tile, row tile 1 with column tiles 2 and 3. Symmetric Grams (P^T P, R^T Z)
  * are summed there only and mirrored on the host (unpack_sym). Warp w < 6 takes tile w. */
 constexpr int kSymTiles = 6;
 __device__ __forceinline__ void upper_tile(int u, int &mt, int &nt) {
@@ -229,17 +227,21 @@ __device__ __forceinline__ void upper_tile(int u, int &mt, int &nt) {
   nt = u < 4 ? u : u - 2;
 }
 
-/* sym += B^T B on upper tile u (none if u >= kSymTiles or the tile lies past column q). */
-__device__ __forceinline__ void gram_sym(double (&sym)[4], const double *Bs, int q, int u) {
+/* sym += B^T diag(w) B on upper tile u (none if u >= kSymTiles or the tile lies past column q). */
+template <int WT>
+__device__ __forceinline__ void gram_sym(double (&sym)[4], const double *Bs, int q, int u,
+                                         const double *ws) {
   if (u >= kSymTiles) return;
   int mt, nt;
   upper_tile(u, mt, nt);
   if (nt * 8 >= q) return;
 #pragma unroll
   for (int k0 = 0; k0 < kRows; k0 += 8) {
-    double a[4], b[2];
+    double a[4], b[2], w[2];
     load_at(a, Bs + k0 * kLd + mt * 16);
     load_b(b, Bs + k0 * kLd + nt * 8);
+    b_weights<WT>(w, ws, k0);
+    if (WT != kWtNone) b[0] *= w[0], b[1] *= w[1];
     dmma(sym, a, b);
   }
 }
@@ -267,19 +269,30 @@ __device__ __forceinline__ void store_gram3(double *part, const double (&row)[2]
   }
 }
 
-/* ---- G = P^T Q, PP = P^T P, PR = P^T R ------------------------------------------------------ */
+/* ---- G = P^T Q, PP = P^T diag(dinv)^-1 P, PR = P^T R -------------------------------------- */
 /* partials per CTA: [P^T Q | P^T P (upper tiles) | P^T R], 3 * kGram doubles. Warp w: row tile
  * (w % 4) / 2 and column tiles 2 (w % 2), 2 (w % 2) + 1 of P^T Q (w < 4) or P^T R (w >= 4), and
- * upper tile w of P^T P. Tiles are double-buffered: the next tile's copy is in flight while this
- * one is summed. */
-constexpr int kGramBuf = 3 * kTile;
+ * upper tile w of P^T P (weighted by 1 / dinv when DINV). Tiles are double-buffered: the next
+ * tile's copy is in flight while this one is summed. */
+constexpr int kGramBuf = 3 * kTile + kRows;
 constexpr size_t kGramShared = sizeof(double) * 2 * kGramBuf;
 
-__global__ __launch_bounds__(kThreads, 3) void bcg_gram_kernel(int64_t n, int s, int m,
-                                                               const double *__restrict__ P,
-                                                               const double *__restrict__ Q,
-                                                               const double *__restrict__ R,
-                                                               double *__restrict__ part) {
+template <bool DINV>
+__device__ __forceinline__ void gram_issue(double *buf, int64_t n, int64_t t, int s, int m,
+                                           const double *P, const double *Q, const double *R,
+                                           const double *dinv) {
+  const int64_t r0 = t * kRows;
+  const int nr = tile_rows(n, t);
+  copy_tile_async(buf, P, r0, nr, s);
+  copy_tile_async(buf + kTile, Q, r0, nr, s);
+  copy_tile_async(buf + 2 * kTile, R, r0, nr, m);
+  if (DINV) copy_diag_async(buf + 3 * kTile, dinv, r0, nr);
+}
+
+template <bool DINV>
+__global__ __launch_bounds__(kThreads, 3) void bcg_gram_kernel(
+    int64_t n, int s, int m, const double *__restrict__ P, const double *__restrict__ Q,
+    const double *__restrict__ R, const double *__restrict__ dinv, double *__restrict__ part) {
   extern __shared__ __align__(128) double sm[];
   zero_shared(sm, 2 * kGramBuf);
   __syncthreads();
@@ -289,35 +302,24 @@ __global__ __launch_bounds__(kThreads, 3) void bcg_gram_kernel(int64_t n, int s,
   double sym[4] = {0.0, 0.0, 0.0, 0.0};
   const int64_t ntiles = (n + kRows - 1) / kRows;
   int64_t t = blockIdx.x;
-  if (t < ntiles) {
-    const int nr = tile_rows(n, t);
-    copy_tile_async(sm, P, t * kRows, nr, s);
-    copy_tile_async(sm + kTile, Q, t * kRows, nr, s);
-    copy_tile_async(sm + 2 * kTile, R, t * kRows, nr, m);
-  }
+  if (t < ntiles) gram_issue<DINV>(sm, n, t, s, m, P, Q, R, dinv);
   __pipeline_commit();
   for (int b = 0; t < ntiles; t += gridDim.x, b ^= 1) {
     const int64_t tn = t + gridDim.x;
-    if (tn < ntiles) {
-      double *nb = sm + (b ^ 1) * kGramBuf;
-      const int nr = tile_rows(n, tn);
-      copy_tile_async(nb, P, tn * kRows, nr, s);
-      copy_tile_async(nb + kTile, Q, tn * kRows, nr, s);
-      copy_tile_async(nb + 2 * kTile, R, tn * kRows, nr, m);
-    }
+    if (tn < ntiles) gram_issue<DINV>(sm + (b ^ 1) * kGramBuf, n, tn, s, m, P, Q, R, dinv);
     __pipeline_commit();
     __pipeline_wait_prior(1);
     __syncthreads();
-    const double *Ps = sm + b * kGramBuf, *Qs = Ps + kTile, *Rs = Qs + kTile;
+    const double *Ps = sm + b * kGramBuf, *Qs = Ps + kTile, *Rs = Qs + kTile, *ds = Rs + kTile;
     /* P^T Q or P^T R: right operand Q or R; P^T P: its own tiles of P (as "B^T B" with B = P) */
-    gram_sym(sym, Ps, s, warp); /* P^T P */
-    gram_row<2>(row, Ps, isr ? Rs : Qs, mt, nt0, s, isr ? m : s);
+    gram_sym<DINV ? kWtInv : kWtNone>(sym, Ps, s, warp, ds); /* P^T diag(dinv)^-1 P */
+    gram_row<2, kWtNone>(row, Ps, isr ? Rs : Qs, mt, nt0, s, isr ? m : s, nullptr);
     __syncthreads(); /* the buffer is refilled by the next iteration */
   }
   store_gram3(part, row, sym, warp);
 }
 
-/* ---- Q = A P with G = P^T Q, PP = P^T P, PR = P^T R ------------------------------------------ */
+/* ---- Q = A P with G = P^T Q, PP = P^T diag(dinv)^-1 P, PR = P^T R --------------------------- */
 /* The Block-CG product and its Grams in one pass (bcg_spmm_gram in kernels/blas.h): per tile of
  * 32 rows, the CTA computes the tile's rows of Q with the row-split inner loop (a group of W
  * lanes per row, V columns per lane; rs_row in spmm_util.cuh), writes them to memory and to a
@@ -331,17 +333,18 @@ __global__ __launch_bounds__(kThreads, 3) void bcg_gram_kernel(int64_t n, int s,
  * Tried and slower: three CTAs per SM (74 registers: 1.10-1.20 ms, slower than the two steps);
  * double-buffered tiles (55 KB of shared memory per CTA: 1.08-1.13 ms, likely because the larger
  * shared-memory carve-out leaves less L1 for the gathered rows of P). */
-constexpr int kSgBuf = 3 * kTile; /* the tiles of P, Q and R */
+constexpr int kSgBuf = 3 * kTile + kRows; /* the tiles of P, Q, R and dinv */
 constexpr size_t kSgShared = sizeof(double) * kSgBuf;
 constexpr int kSgCtas = 4; /* CTAs per SM: at most 64 registers */
 
-template <int W, int V>
+template <int W, int V, bool DINV>
 __global__ __launch_bounds__(kThreads, kSgCtas) void bcg_spmm_gram_kernel(
     int64_t n, const int32_t *__restrict__ rowptr, const int32_t *__restrict__ col,
     const double *__restrict__ val, int s, int m, const double *__restrict__ P,
-    double *__restrict__ Q, const double *__restrict__ R, double *__restrict__ part) {
+    double *__restrict__ Q, const double *__restrict__ R, const double *__restrict__ dinv,
+    double *__restrict__ part) {
   extern __shared__ __align__(128) double sm[];
-  double *Ps = sm, *Qs = sm + kTile, *Rs = sm + 2 * kTile;
+  double *Ps = sm, *Qs = sm + kTile, *Rs = sm + 2 * kTile, *ds = sm + 3 * kTile;
   zero_shared(sm, kSgBuf);
   __syncthreads();
   constexpr int G = kThreads / W; /* rows of Q in flight per CTA */
@@ -357,6 +360,7 @@ __global__ __launch_bounds__(kThreads, kSgCtas) void bcg_spmm_gram_kernel(
     const int nr = tile_rows(n, t);
     copy_tile_async(Ps, P, r0, nr, s);
     copy_tile_async(Rs, R, r0, nr, m);
+    if (DINV) copy_diag_async(ds, dinv, r0, nr);
     __pipeline_commit();
 #pragma unroll 1
     for (int i = grp; i < kRows; i += G) { /* uniform over a warp: 32 / W rows each */
@@ -382,205 +386,217 @@ __global__ __launch_bounds__(kThreads, kSgCtas) void bcg_spmm_gram_kernel(
     }
     __pipeline_wait_prior(0);
     __syncthreads();
-    gram_sym(sym, Ps, s, warp); /* P^T P */
-    gram_row<2>(row, Ps, isr ? Rs : Qs, mt, nt0, s, isr ? m : s);
+    gram_sym<DINV ? kWtInv : kWtNone>(sym, Ps, s, warp, ds); /* P^T diag(dinv)^-1 P */
+    gram_row<2, kWtNone>(row, Ps, isr ? Rs : Qs, mt, nt0, s, isr ? m : s, nullptr);
     __syncthreads(); /* the tiles are refilled by the next iteration */
   }
   store_gram3(part, row, sym, warp);
 }
 
-/* ---- X += P C, R -= Q C, Z = dinv R, Grams ------------------------------------------------ */
-/* partials per CTA: [Q^T Z | P^T Z | Z^T Z (upper tiles) | column sums of R^2], kUpdPart
- * doubles. Double-buffered tiles of P, Q, X, R and dinv; Z and C single. Warp w owns row tile
- * (w % 4) / 2 and column tiles 2 (w % 2), 2 (w % 2) + 1 of X and of Q^T Z (w < 4), or of R and of
- * P^T Z (w >= 4), and upper tile w of Z^T Z. C's fragments stay in registers; the new X and R
- * go from the accumulators straight to memory (no second pass over shared memory), and the R
- * warps write Z and sum the squares of R on the way. On an H200 (lap3d:128, 32 columns) the
- * pass went from 1.14 to 1.02 ms under Nsight Compute's fixed clocks, and takes 0.86 ms at full
- * clocks (with its round trip), about 3.7 TB/s over its six blocks. */
-constexpr int kUpdPart = 3 * kGram + kW;
-constexpr int kUpdBuf = 4 * kTile + kRows;
-constexpr size_t kUpdShared = sizeof(double) * (2 * kUpdBuf + kTile + kCoef);
+/* ---- R -= Q C; with Z = dinv R: Q^T Z, R^T Z, column norms of R --------------------------- */
+/* partials per CTA: [Q^T Z | R^T Z (upper tiles) | column sums of R^2], kUpdPart doubles.
+ * Double-buffered tiles of Q, R and dinv; C's fragments in registers. Warp w owns the 16 x 8
+ * tile (w / 4, w % 4) of R and of Q^T Z, and upper tile w of R^T Z. The new R goes from the
+ * accumulators to memory and back into the warp's own part of the R tile, and its squares are
+ * summed on the way; Z is never formed: the Grams weight R's rows by dinv as they read them.
+ * (Until the solver deferred X += P C to bcg_dir, this pass also updated X and summed P^T Z:
+ * six blocks of traffic against three now.) */
+constexpr int kUpdPart = 2 * kGram + kW;
+constexpr int kUpdBuf = 2 * kTile + kRows;
+#ifndef COAL_UPD_STAGES
+#define COAL_UPD_STAGES 2
+#endif
+#ifndef COAL_UPD_CTAS
+#define COAL_UPD_CTAS 3
+#endif
+/* Tiles in flight per CTA (this one included) and CTAs per SM, measured on an H200 (lap3d:128,
+ * 32 columns, bcg_probe): three CTAs (78-80 registers) 0.53 ms against 0.56 ms at two; four
+ * stages instead of two no faster (0.58 ms at two CTAs). */
+constexpr int kUpdStages = COAL_UPD_STAGES;
+constexpr int kUpdCtas = COAL_UPD_CTAS;
+constexpr size_t kUpdShared = sizeof(double) * (kUpdStages * kUpdBuf + kCoef);
 
 template <bool DINV>
 __device__ __forceinline__ void update_issue(double *buf, int64_t n, int64_t t, int s, int m,
-                                             const double *P, const double *Q, const double *X,
-                                             const double *R, const double *dinv) {
+                                             const double *Q, const double *R, const double *dinv) {
   const int64_t r0 = t * kRows;
   const int nr = tile_rows(n, t);
-  if (s > 0) {
-    copy_tile_async(buf, P, r0, nr, s);
-    copy_tile_async(buf + kTile, Q, r0, nr, s);
-    copy_tile_async(buf + 2 * kTile, X, r0, nr, m);
-  }
-  copy_tile_async(buf + 3 * kTile, R, r0, nr, m);
-  if (DINV) copy_diag_async(buf + 4 * kTile, dinv, r0, nr);
+  if (s > 0) copy_tile_async(buf, Q, r0, nr, s);
+  copy_tile_async(buf + kTile, R, r0, nr, m);
+  if (DINV) copy_diag_async(buf + 2 * kTile, dinv, r0, nr);
 }
 
 template <bool DINV>
-__global__ __launch_bounds__(kThreads, 2) void bcg_update_kernel(
-    int64_t n, int s, int m, const double *__restrict__ P, const double *__restrict__ Q,
-    const double *__restrict__ C, double *__restrict__ X, double *__restrict__ R,
-    const double *__restrict__ dinv, double *__restrict__ Z, double *__restrict__ part) {
+__global__ __launch_bounds__(kThreads, kUpdCtas) void bcg_update_kernel(
+    int64_t n, int s, int m, const double *__restrict__ Q, const double *__restrict__ C,
+    double *__restrict__ R, const double *__restrict__ dinv, int want_rz,
+    double *__restrict__ part) {
   extern __shared__ __align__(128) double sm[];
-  double *Zs = sm + 2 * kUpdBuf, *Cs = Zs + kTile;
-  zero_shared(sm, 2 * kUpdBuf + kTile + kCoef);
+  double *Cs = sm + kUpdStages * kUpdBuf;
+  zero_shared(sm, kUpdStages * kUpdBuf + kCoef);
   __syncthreads();
   if (s > 0) load_coef(Cs, C, s, m);
   __syncthreads();
-  const int tid = (int)threadIdx.x, warp = tid >> 5, isr = warp >> 2;
-  const int mt = (warp & 3) >> 1, nt0 = 2 * (warp & 1), g = lane_g(), t4 = lane_t();
-  double cb[2][4][2]; /* C's fragments for this warp's column tiles */
-  coef_frags<2>(cb, Cs, nt0);
-  double row[2][4] = {{0.0, 0.0, 0.0, 0.0}, {0.0, 0.0, 0.0, 0.0}};
+  const int tid = (int)threadIdx.x, warp = tid >> 5, mt = warp >> 2, nt = warp & 3;
+  const int g = lane_g(), col = nt * 8 + 2 * lane_t();
+  constexpr int WT = DINV ? kWtMul : kWtNone;
+  double cb[1][4][2]; /* C's fragments for this warp's column tile */
+  coef_frags<1>(cb, Cs, nt);
+  double qz[1][4] = {{0.0, 0.0, 0.0, 0.0}};
   double sym[4] = {0.0, 0.0, 0.0, 0.0};
-  double nrm[2][2] = {{0.0, 0.0}, {0.0, 0.0}}; /* R warps: columns (nt0 + j) 8 + 2 t4 + b */
+  double nrm[2] = {0.0, 0.0}; /* columns col, col + 1 */
   const int64_t ntiles = (n + kRows - 1) / kRows;
   int64_t t = blockIdx.x;
-  if (t < ntiles) update_issue<DINV>(sm, n, t, s, m, P, Q, X, R, dinv);
-  __pipeline_commit();
-  for (int b = 0; t < ntiles; t += gridDim.x, b ^= 1) {
-    const int64_t tn = t + gridDim.x;
-    if (tn < ntiles) update_issue<DINV>(sm + (b ^ 1) * kUpdBuf, n, tn, s, m, P, Q, X, R, dinv);
+  for (int b = 0; b < kUpdStages - 1; b++) { /* the first tiles in flight */
+    const int64_t tb = t + (int64_t)b * gridDim.x;
+    if (tb < ntiles) update_issue<DINV>(sm + b * kUpdBuf, n, tb, s, m, Q, R, dinv);
     __pipeline_commit();
-    __pipeline_wait_prior(1);
+  }
+  for (int b = 0; t < ntiles; t += gridDim.x, b = b + 1 == kUpdStages ? 0 : b + 1) {
+    const int64_t tn = t + (int64_t)(kUpdStages - 1) * gridDim.x;
+    const int bn = b == 0 ? kUpdStages - 1 : b - 1; /* the buffer freed by the last tile */
+    if (tn < ntiles) update_issue<DINV>(sm + bn * kUpdBuf, n, tn, s, m, Q, R, dinv);
+    __pipeline_commit();
+    __pipeline_wait_prior(kUpdStages - 1);
     __syncthreads();
-    const double *Ps = sm + b * kUpdBuf, *Qs = Ps + kTile, *Xs = Qs + kTile, *Rs = Xs + kTile;
-    const double *ds = Rs + kTile;
+    double *Qs = sm + b * kUpdBuf, *Rs = Qs + kTile, *ds = Rs + kTile;
     const int64_t r0 = t * kRows;
     const int nr = tile_rows(n, t);
-    /* X += P C (warps 0-3), R -= Q C (warps 4-7) on the warp's 16 x 16 part, in registers: the
-     * new values go straight to memory, and the R warps also write Z = dinv R to Zs and sum the
-     * squares of R by column (s == 0: nothing to add, X and R are left as they are) */
-    double c[2][4] = {{0.0, 0.0, 0.0, 0.0}, {0.0, 0.0, 0.0, 0.0}};
-    if (s > 0) row_mma_reg<2>(c, isr ? Qs : Ps, cb, mt, nt0, s, m, nullptr);
-    const double *y = isr ? Rs : Xs;
+    if (nt * 8 < m) { /* R -= Q C on the warp's 16 x 8 part (rows past nr and columns past m
+                         are zero on both sides and stay zero) */
+      double c[1][4] = {{0.0, 0.0, 0.0, 0.0}};
+      if (s > 0) row_mma_reg<1>(c, Qs, cb, mt, nt, s, m, nullptr);
 #pragma unroll
-    for (int h = 0; h < 2; h++) { /* rows g, g + 8 of the warp's row tile */
-      const int r = mt * 16 + g + 8 * h;
-      const double dr = DINV ? ds[r] : 1.0;
-#pragma unroll
-      for (int j = 0; j < 2; j++) {
-        const int col = (nt0 + j) * 8 + 2 * t4;
-        double v0 = y[r * kLd + col], v1 = y[r * kLd + col + 1];
-        if (isr) {
-          v0 -= c[j][2 * h], v1 -= c[j][2 * h + 1];
-          Zs[r * kLd + col] = dr * v0, Zs[r * kLd + col + 1] = dr * v1;
-          nrm[j][0] = fma(v0, v0, nrm[j][0]), nrm[j][1] = fma(v1, v1, nrm[j][1]);
-        } else {
-          v0 += c[j][2 * h], v1 += c[j][2 * h + 1];
+      for (int h = 0; h < 2; h++) { /* rows g, g + 8 of the warp's row tile */
+        const int r = mt * 16 + g + 8 * h;
+        double *y = Rs + r * kLd + col;
+        const double v0 = y[0] - c[0][2 * h], v1 = y[1] - c[0][2 * h + 1];
+        nrm[0] = fma(v0, v0, nrm[0]), nrm[1] = fma(v1, v1, nrm[1]);
+        if (s > 0) {
+          y[0] = v0, y[1] = v1;
+          if (r < nr) store_pair(R, r0 + r, col, m, v0, v1);
         }
-        if (s > 0 && r < nr) store_pair(isr ? R : X, r0 + r, col, m, v0, v1);
       }
     }
     __syncthreads();
-    gram_row<2>(row, isr ? Ps : Qs, Zs, mt, nt0, s, m);
-    gram_sym(sym, Zs, m, warp);
-    if (Z) store_tile(Z, Zs, r0, nr, m);
-    __syncthreads(); /* the buffer and Zs are refilled by the next iteration */
+    gram_row<1, WT>(qz, Qs, Rs, mt, nt, s, m, ds);   /* Q^T diag(dinv) R */
+    if (want_rz) gram_sym<WT>(sym, Rs, m, warp, ds); /* R^T diag(dinv) R */
+    __syncthreads(); /* the buffer is refilled by the next iteration */
   }
   double *pp = part + (int64_t)blockIdx.x * kUpdPart;
-  store_acc(pp + isr * kGram, kW, row[0], mt, nt0);
-  store_acc(pp + isr * kGram, kW, row[1], mt, nt0 + 1);
+  store_acc(pp, kW, qz[0], mt, nt);
   if (warp < kSymTiles) {
     int um, un;
     upper_tile(warp, um, un);
-    store_acc(pp + 2 * kGram, kW, sym, um, un);
+    store_acc(pp + kGram, kW, sym, um, un);
   }
   /* column sums of squares in a fixed order: over the 8 lane rows g (shuffles), then the two
-   * row tiles, through Zs (free now) */
-  if (isr) {
+   * row tiles, through Cs (free since the fragments were taken) */
 #pragma unroll
-    for (int j = 0; j < 2; j++)
+  for (int e = 0; e < 2; e++) {
+    double v = nrm[e];
 #pragma unroll
-      for (int e = 0; e < 2; e++) {
-        double v = nrm[j][e];
-#pragma unroll
-        for (int o = 4; o < 32; o <<= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-        if (g == 0) Zs[mt * kW + (nt0 + j) * 8 + 2 * t4 + e] = v;
-      }
+    for (int o = 4; o < 32; o <<= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    if (g == 0) Cs[mt * kW + col + e] = v;
   }
   __syncthreads();
-  if (tid < kW) pp[3 * kGram + tid] = Zs[tid] + Zs[kW + tid];
+  if (tid < kW) pp[2 * kGram + tid] = Cs[tid] + Cs[kW + tid];
 }
 
-/* ---- Y = diag(d) X1 C1 + X2 C2, Y^T Y, Y^T X1 ------------------------------------------------ */
-/* partials per CTA (part != NULL): [Y^T Y (upper tiles) | Y^T X1], 2 * kGram doubles.
- * Double-buffered tiles of X1, X2 and d; Y and the coefficients single. Warp w owns the 16 x 8
- * tile (w / 4, w % 4) of Y and of Y^T X1, and upper tile w of Y^T Y. The coefficients' fragments
- * stay in registers (106 of them: two CTAs per SM; three spill and were slower), Y goes from the
- * accumulators to memory, and to shared memory only when its Grams are wanted. */
-constexpr int kDirBuf = 2 * kTile + kRows;
-constexpr size_t kDirShared = sizeof(double) * (2 * kDirBuf + kTile + 2 * kCoef);
+/* ---- Y = diag(d) X1 C1 + X2 C2, X3 += X2 C3 ------------------------------------------------ */
+/* Double-buffered tiles of X1, X2, X3 and d. Warp w owns the 16 x 8 tile (w / 4, w % 4) of Y
+ * and of X3. The coefficients are staged through the tile buffers once, before the first copy,
+ * and their fragments stay in registers; Y and the new X3 go from the accumulators to memory.
+ * (The pass used to offer Y^T Y and Y^T X1 as well; the solver stopped asking for them, and
+ * their accumulators made room for X3's.) */
+constexpr int kDirBuf = 3 * kTile + kRows;
+#ifndef COAL_DIR_STAGES
+#define COAL_DIR_STAGES 2
+#endif
+#ifndef COAL_DIR_CTAS
+#define COAL_DIR_CTAS 2
+#endif
+/* Measured as for the update: three CTAs per SM (80 registers, 16 bytes spilled) 0.74 ms against
+ * 0.72 ms at two; three stages no faster. */
+constexpr int kDirCtas = COAL_DIR_CTAS;
+constexpr int kDirStages = COAL_DIR_STAGES; /* tiles in flight per CTA, this one included */
+constexpr size_t kDirShared = sizeof(double) * kDirStages * kDirBuf;
+static_assert(3 * kCoef <= kDirStages * kDirBuf, "the coefficients are staged in the buffers");
 
-__device__ __forceinline__ void dir_issue(double *buf, int64_t n, int64_t t, int p1, int p2,
-                                          const double *X1, const double *d, const double *X2) {
+__device__ __forceinline__ void dir_issue(double *buf, int64_t n, int64_t t, int p1, int p2, int q,
+                                          const double *X1, const double *d, const double *X2,
+                                          const double *X3) {
   const int64_t r0 = t * kRows;
   const int nr = tile_rows(n, t);
-  copy_tile_async(buf, X1, r0, nr, p1);
+  if (q > 0) copy_tile_async(buf, X1, r0, nr, p1);
   if (p2 > 0) copy_tile_async(buf + kTile, X2, r0, nr, p2);
-  if (d) copy_diag_async(buf + 2 * kTile, d, r0, nr);
+  if (X3) copy_tile_async(buf + 2 * kTile, X3, r0, nr, p1);
+  if (d) copy_diag_async(buf + 3 * kTile, d, r0, nr);
 }
 
-__global__ __launch_bounds__(kThreads, 2) void bcg_dir_kernel(
+__global__ __launch_bounds__(kThreads, kDirCtas) void bcg_dir_kernel(
     int64_t n, int p1, int p2, int q, const double *__restrict__ X1, const double *__restrict__ d,
     const double *__restrict__ C1, const double *__restrict__ X2, const double *__restrict__ C2,
-    double *__restrict__ Y, double *__restrict__ part) {
+    double *__restrict__ Y, const double *__restrict__ C3, double *__restrict__ X3) {
   extern __shared__ __align__(128) double sm[];
-  double *Ys = sm + 2 * kDirBuf, *C1s = Ys + kTile, *C2s = C1s + kCoef;
-  zero_shared(sm, 2 * kDirBuf + kTile + 2 * kCoef);
+  zero_shared(sm, kDirStages * kDirBuf);
   __syncthreads();
-  load_coef(C1s, C1, p1, q);
-  if (p2 > 0) load_coef(C2s, C2, p2, q);
+  load_coef(sm, C1, p1, q);
+  if (p2 > 0) load_coef(sm + kCoef, C2, p2, q);
+  if (X3) load_coef(sm + 2 * kCoef, C3, p2, p1);
   __syncthreads();
   const int warp = (int)(threadIdx.x >> 5), mt = warp >> 2, nt = warp & 3;
-  double cb1[1][4][2], cb2[1][4][2]; /* C1's and C2's fragments for column tile nt */
-  coef_frags<1>(cb1, C1s, nt);
-  coef_frags<1>(cb2, C2s, nt);
-  double yx[1][4] = {{0.0, 0.0, 0.0, 0.0}};
-  double yy[4] = {0.0, 0.0, 0.0, 0.0};
+  double cb1[1][4][2], cb2[1][4][2], cb3[1][4][2]; /* fragments for column tile nt */
+  coef_frags<1>(cb1, sm, nt);
+  coef_frags<1>(cb2, sm + kCoef, nt);
+  coef_frags<1>(cb3, sm + 2 * kCoef, nt);
+  __syncthreads();
+  zero_shared(sm, kDirStages * kDirBuf); /* the tiles' padding columns must read as zero */
+  __syncthreads();
   const int64_t ntiles = (n + kRows - 1) / kRows;
+  const int r = mt * 16 + lane_g(), col = nt * 8 + 2 * lane_t();
   int64_t t = blockIdx.x;
-  if (t < ntiles) dir_issue(sm, n, t, p1, p2, X1, d, X2);
-  __pipeline_commit();
-  for (int b = 0; t < ntiles; t += gridDim.x, b ^= 1) {
-    const int64_t tn = t + gridDim.x;
-    if (tn < ntiles) dir_issue(sm + (b ^ 1) * kDirBuf, n, tn, p1, p2, X1, d, X2);
+  for (int b = 0; b < kDirStages - 1; b++) { /* the first tiles in flight */
+    const int64_t tb = t + (int64_t)b * gridDim.x;
+    if (tb < ntiles) dir_issue(sm + b * kDirBuf, n, tb, p1, p2, q, X1, d, X2, X3);
     __pipeline_commit();
-    __pipeline_wait_prior(1);
+  }
+  for (int b = 0; t < ntiles; t += gridDim.x, b = b + 1 == kDirStages ? 0 : b + 1) {
+    const int64_t tn = t + (int64_t)(kDirStages - 1) * gridDim.x;
+    const int bn = b == 0 ? kDirStages - 1 : b - 1; /* the buffer freed by the last tile */
+    if (tn < ntiles) dir_issue(sm + bn * kDirBuf, n, tn, p1, p2, q, X1, d, X2, X3);
+    __pipeline_commit();
+    __pipeline_wait_prior(kDirStages - 1);
     __syncthreads();
-    const double *X1s = sm + b * kDirBuf, *X2s = X1s + kTile, *ds = X2s + kTile;
+    const double *X1s = sm + b * kDirBuf, *X2s = X1s + kTile, *X3s = X2s + kTile;
+    const double *ds = X3s + kTile;
     const int64_t r0 = t * kRows;
     const int nr = tile_rows(n, t);
-    if (nt * 8 < q) { /* the warp's 16 x 8 part of Y: to memory, and to Ys for the Grams */
+    if (nt * 8 < q) { /* the warp's 16 x 8 part of Y */
       double c[1][4] = {{0.0, 0.0, 0.0, 0.0}};
       row_mma_reg<1>(c, X1s, cb1, mt, nt, p1, q, d ? ds : nullptr);
       if (p2 > 0) row_mma_reg<1>(c, X2s, cb2, mt, nt, p2, q, nullptr);
-      const int r = mt * 16 + lane_g(), col = nt * 8 + 2 * lane_t();
-      if (part) {
-        double *y = Ys + r * kLd + col;
-        y[0] = c[0][0], y[1] = c[0][1];
-        y[8 * kLd] = c[0][2], y[8 * kLd + 1] = c[0][3];
-      }
       if (r < nr) store_pair(Y, r0 + r, col, q, c[0][0], c[0][1]);
       if (r + 8 < nr) store_pair(Y, r0 + r + 8, col, q, c[0][2], c[0][3]);
     }
-    if (part) {
-      __syncthreads();
-      gram_sym(yy, Ys, q, warp);
-      gram_row<1>(yx, Ys, X1s, mt, nt, q, p1);
+    if (X3 && nt * 8 < p1) { /* the warp's 16 x 8 part of X3 += X2 C3 */
+      double c[1][4] = {{0.0, 0.0, 0.0, 0.0}};
+      row_mma_reg<1>(c, X2s, cb3, mt, nt, p2, p1, nullptr);
+      const double *x = X3s + r * kLd + col;
+      if (r < nr) store_pair(X3, r0 + r, col, p1, x[0] + c[0][0], x[1] + c[0][1]);
+      if (r + 8 < nr)
+        store_pair(X3, r0 + r + 8, col, p1, x[8 * kLd] + c[0][2], x[8 * kLd + 1] + c[0][3]);
     }
     __syncthreads();
   }
-  if (part) {
-    double *pp = part + (int64_t)blockIdx.x * 2 * kGram;
-    store_acc(pp + kGram, kW, yx[0], mt, nt);
-    if (warp < kSymTiles) {
-      int um, un;
-      upper_tile(warp, um, un);
-      store_acc(pp, kW, yy, um, un);
-    }
-  }
+}
+
+/* S = diag(d)^-1 P for an n x s tight block (the wide path of bcg_gram). */
+__global__ void inv_scale_kernel(int64_t n, int64_t s, const double *__restrict__ d,
+                                 const double *__restrict__ P, double *__restrict__ S) {
+  const int64_t total = n * s, stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += stride)
+    S[e] = P[e] / d[e / s];
 }
 
 /* out[e] = sum over b < nb of part[b * E + e], in order of b within each of the 8 rows of
@@ -673,7 +689,8 @@ coal_status gram3_download(coal_ctx ctx, const double *part, unsigned grid, int6
 
 /* ---- operations ---------------------------------------------------------------------------- */
 coal_status coal_cu_bcg_gram(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
-                             const double *Q, const double *R, double *G, double *PP, double *PR) {
+                             const double *Q, const double *R, const double *dinv, double *S,
+                             double *G, double *PP, double *PR) {
   if (s == 0) return COAL_SUCCESS;
   if (n == 0) {
     zero_host(G, s * s), zero_host(PP, s * s), zero_host(PR, s * m);
@@ -682,47 +699,54 @@ coal_status coal_cu_bcg_gram(coal_ctx ctx, int64_t n, int64_t s, int64_t m, cons
   if (s > kW || m > kW) {
     const coal_blas_ops *b = &coal_blas_cuda;
     COAL_CALL(b->gram(ctx, n, s, s, P, s, Q, s, G, s));
-    COAL_CALL(b->gram(ctx, n, s, s, P, s, P, s, PP, s));
+    if (dinv) { /* S = diag(dinv)^-1 P, then P^T S */
+      COAL_CHECK(ctx, S != NULL, COAL_ERR_ARG, "bcg_gram: a scaled Gram of %lld columns needs S",
+                 (long long)s);
+      inv_scale_kernel<<<coal_cuda_grid(n * s, kThreads), kThreads, 0, coal_stream(ctx)>>>(
+          n, s, dinv, P, S);
+      COAL_CUDA_LAUNCH_CHECK(ctx);
+    }
+    COAL_CALL(b->gram(ctx, n, s, s, P, s, dinv ? S : P, s, PP, s));
     return b->gram(ctx, n, s, m, P, s, R, m, PR, m);
   }
   const unsigned grid = tile_grid(ctx, n, 3);
   double *part = NULL;
   COAL_CALL(coal_ws_part(ctx, (size_t)grid * 3 * kGram, &part));
-  COAL_CUDA_CALL(ctx,
-                 cudaFuncSetAttribute(bcg_gram_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      (int)kGramShared));
-  bcg_gram_kernel<<<grid, kThreads, kGramShared, coal_stream(ctx)>>>(n, (int)s, (int)m, P, Q, R,
-                                                                     part);
+  if (dinv) {
+    COAL_CUDA_CALL(ctx, cudaFuncSetAttribute(bcg_gram_kernel<true>,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)kGramShared));
+    bcg_gram_kernel<true>
+        <<<grid, kThreads, kGramShared, coal_stream(ctx)>>>(n, (int)s, (int)m, P, Q, R, dinv, part);
+  } else {
+    COAL_CUDA_CALL(ctx, cudaFuncSetAttribute(bcg_gram_kernel<false>,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)kGramShared));
+    bcg_gram_kernel<false>
+        <<<grid, kThreads, kGramShared, coal_stream(ctx)>>>(n, (int)s, (int)m, P, Q, R, dinv, part);
+  }
   COAL_CUDA_LAUNCH_CHECK(ctx);
   return gram3_download(ctx, part, grid, s, m, G, PP, PR);
 }
 
-coal_status coal_cu_bcg_update(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
-                               const double *Q, const double *C, double *X, double *R,
-                               const double *dinv, double *Z, int keep_z, double *nrm2, double *QZ,
-                               double *PZ, double *ZZ) {
+coal_status coal_cu_bcg_update(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *Q,
+                               const double *C, double *R, const double *dinv, double *Z,
+                               double *nrm2, double *QZ, double *RZ) {
   if (m == 0) return COAL_SUCCESS;
   if (n == 0) {
-    zero_host(nrm2, m), zero_host(QZ, s * m), zero_host(PZ, s * m);
-    zero_host(ZZ, m * m);
+    zero_host(nrm2, m), zero_host(QZ, s * m), zero_host(RZ, m * m);
     return COAL_SUCCESS;
   }
   const coal_blas_ops *b = &coal_blas_cuda;
   if (s > kW || m > kW) { /* one pass per step */
-    if (s > 0) {
-      COAL_CALL(b->gemm(ctx, n, s, m, 1.0, P, s, C, m, 1.0, X, m));
-      COAL_CALL(b->gemm(ctx, n, s, m, -1.0, Q, s, C, m, 1.0, R, m));
-    }
+    if (s > 0) COAL_CALL(b->gemm(ctx, n, s, m, -1.0, Q, s, C, m, 1.0, R, m));
     COAL_CALL(b->dscale(ctx, n, m, dinv, R, m, Z, m, nrm2));
-    if (s > 0) {
-      COAL_CALL(b->gram(ctx, n, s, m, Q, s, Z, m, QZ, m));
-      COAL_CALL(b->gram(ctx, n, s, m, P, s, Z, m, PZ, m));
-    }
-    return b->gram(ctx, n, m, m, Z, m, Z, m, ZZ, m);
+    if (s > 0) COAL_CALL(b->gram(ctx, n, s, m, Q, s, Z, m, QZ, m));
+    return RZ ? b->gram(ctx, n, m, m, R, m, Z, m, RZ, m) : COAL_SUCCESS;
   }
   void *cd = NULL;
   COAL_CALL(coal_ws_small(ctx, sizeof(double) * (size_t)(s * m + kUpdPart), &cd));
-  const unsigned grid = tile_grid(ctx, n, 2);
+  const unsigned grid = tile_grid(ctx, n, kUpdCtas);
   double *part = NULL;
   COAL_CALL(coal_ws_part(ctx, (size_t)grid * kUpdPart, &part));
   /* C goes behind the space sum_and_download uses for the sums (both in ws_small) */
@@ -733,67 +757,57 @@ coal_status coal_cu_bcg_update(coal_ctx ctx, int64_t n, int64_t s, int64_t m, co
                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              (int)kUpdShared));
     bcg_update_kernel<true><<<grid, kThreads, kUpdShared, coal_stream(ctx)>>>(
-        n, (int)s, (int)m, P, Q, Cd, X, R, dinv, keep_z ? Z : nullptr, part);
+        n, (int)s, (int)m, Q, Cd, R, dinv, RZ != NULL, part);
   } else {
     COAL_CUDA_CALL(ctx, cudaFuncSetAttribute(bcg_update_kernel<false>,
                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              (int)kUpdShared));
     bcg_update_kernel<false><<<grid, kThreads, kUpdShared, coal_stream(ctx)>>>(
-        n, (int)s, (int)m, P, Q, Cd, X, R, dinv, keep_z ? Z : nullptr, part);
+        n, (int)s, (int)m, Q, Cd, R, dinv, RZ != NULL, part);
   }
   COAL_CUDA_LAUNCH_CHECK(ctx);
   double *h = NULL;
   COAL_CALL(sum_and_download(ctx, part, (int)grid, kUpdPart, &h));
   unpack(h, s, m, QZ);
-  unpack(h + kGram, s, m, PZ);
-  unpack_sym(h + 2 * kGram, m, ZZ);
-  memcpy(nrm2, h + 3 * kGram, sizeof(double) * (size_t)m);
+  if (RZ) unpack_sym(h + kGram, m, RZ);
+  memcpy(nrm2, h + 2 * kGram, sizeof(double) * (size_t)m);
   return COAL_SUCCESS;
 }
 
 coal_status coal_cu_bcg_dir(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int64_t q,
                             const double *X1, const double *d, const double *C1, const double *X2,
-                            const double *C2, double *Y, double *YY, double *YX) {
-  if (q == 0) return COAL_SUCCESS;
-  if (n == 0) {
-    if (YY) zero_host(YY, q * q), zero_host(YX, q * p1);
-    return COAL_SUCCESS;
-  }
+                            const double *C2, double *Y, const double *C3, double *X3) {
+  if (p2 == 0) X3 = NULL; /* no deferred update without X2 */
+  if (n == 0 || (q == 0 && !X3)) return COAL_SUCCESS;
   const coal_blas_ops *b = &coal_blas_cuda;
   if (p1 > kW || p2 > kW || q > kW || p1 == 0) { /* one pass per step */
+    if (X3) COAL_CALL(b->gemm(ctx, n, p2, p1, 1.0, X2, p2, C3, p1, 1.0, X3, p1));
+    if (q == 0) return COAL_SUCCESS;
     COAL_CALL(b->gemm(ctx, n, p1, q, 1.0, X1, p1, C1, q, 0.0, Y, q));
     if (d) COAL_CALL(b->dscale(ctx, n, q, d, Y, q, Y, q, NULL));
     if (p2 > 0) COAL_CALL(b->gemm(ctx, n, p2, q, 1.0, X2, p2, C2, q, 1.0, Y, q));
-    if (!YY) return COAL_SUCCESS;
-    COAL_CALL(b->gram(ctx, n, q, q, Y, q, Y, q, YY, q));
-    return b->gram(ctx, n, q, p1, Y, q, X1, p1, YX, p1);
+    return COAL_SUCCESS;
   }
   void *cd = NULL;
-  const size_t ncoef = (size_t)((p1 + p2) * q);
-  COAL_CALL(coal_ws_small(ctx, sizeof(double) * (ncoef + 2 * kGram), &cd));
-  /* the coefficients go behind the space sum_and_download uses for the sums (both in ws_small) */
-  COAL_CALL(upload(ctx, C1, (size_t)(p1 * q), cd, 2 * kGram));
-  COAL_CALL(upload(ctx, C2, (size_t)(p2 * q), cd, 2 * kGram + (size_t)(p1 * q)));
-  const double *C1d = (const double *)cd + 2 * kGram, *C2d = C1d + p1 * q;
-  const unsigned grid = tile_grid(ctx, n, 2);
-  double *part = NULL;
-  if (YY) COAL_CALL(coal_ws_part(ctx, (size_t)grid * 2 * kGram, &part));
+  const size_t n1 = (size_t)(p1 * q), n2 = (size_t)(p2 * q), n3 = X3 ? (size_t)(p2 * p1) : 0;
+  COAL_CALL(coal_ws_small(ctx, sizeof(double) * (n1 + n2 + n3), &cd));
+  COAL_CALL(upload(ctx, C1, n1, cd, 0));
+  COAL_CALL(upload(ctx, C2, n2, cd, n1));
+  COAL_CALL(upload(ctx, C3, n3, cd, n1 + n2));
+  const double *C1d = (const double *)cd, *C2d = C1d + n1, *C3d = C2d + n2;
+  const unsigned grid = tile_grid(ctx, n, kDirCtas);
   COAL_CUDA_CALL(ctx,
                  cudaFuncSetAttribute(bcg_dir_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       (int)kDirShared));
   bcg_dir_kernel<<<grid, kThreads, kDirShared, coal_stream(ctx)>>>(n, (int)p1, (int)p2, (int)q, X1,
-                                                                   d, C1d, X2, C2d, Y, part);
+                                                                   d, C1d, X2, C2d, Y, C3d, X3);
   COAL_CUDA_LAUNCH_CHECK(ctx);
-  if (!YY) return COAL_SUCCESS;
-  double *h = NULL;
-  COAL_CALL(sum_and_download(ctx, part, (int)grid, 2 * kGram, &h));
-  unpack_sym(h, q, YY);
-  unpack(h + kGram, q, p1, YX);
   return COAL_SUCCESS;
 }
 
 coal_status coal_cu_bcg_spmm_gram(coal_mat A, coal_bvec Pv, coal_bvec Qv, int64_t m,
-                                  const double *R, double *G, double *PP, double *PR) {
+                                  const double *R, const double *dinv, double *G, double *PP,
+                                  double *PR) {
   if (!A || !Pv || !Qv) return COAL_ERR_ARG;
   coal_ctx ctx = A->ctx;
   const int64_t n = A->nrows, s = Pv->k;
@@ -820,12 +834,20 @@ coal_status coal_cu_bcg_spmm_gram(coal_mat A, coal_bvec Pv, coal_bvec Qv, int64_
   /* 16-byte rows of P and Q (two columns a lane) when s is even, else a lane per column */
   const bool two = s % 2 == 0 && (uintptr_t)P % 16 == 0 && (uintptr_t)Q % 16 == 0;
   const double *val = (const double *)d->values;
-  if (two)
-    bcg_spmm_gram_kernel<16, 2><<<grid, kThreads, kSgShared, coal_stream(ctx)>>>(
-        n, d->rowptr, d->colind, val, (int)s, (int)m, P, Q, R, part);
+  const int si = (int)s, mi = (int)m;
+  cudaStream_t st = coal_stream(ctx);
+  if (two && dinv)
+    bcg_spmm_gram_kernel<16, 2, true><<<grid, kThreads, kSgShared, st>>>(
+        n, d->rowptr, d->colind, val, si, mi, P, Q, R, dinv, part);
+  else if (two)
+    bcg_spmm_gram_kernel<16, 2, false><<<grid, kThreads, kSgShared, st>>>(
+        n, d->rowptr, d->colind, val, si, mi, P, Q, R, dinv, part);
+  else if (dinv)
+    bcg_spmm_gram_kernel<32, 1, true><<<grid, kThreads, kSgShared, st>>>(
+        n, d->rowptr, d->colind, val, si, mi, P, Q, R, dinv, part);
   else
-    bcg_spmm_gram_kernel<32, 1><<<grid, kThreads, kSgShared, coal_stream(ctx)>>>(
-        n, d->rowptr, d->colind, val, (int)s, (int)m, P, Q, R, part);
+    bcg_spmm_gram_kernel<32, 1, false><<<grid, kThreads, kSgShared, st>>>(
+        n, d->rowptr, d->colind, val, si, mi, P, Q, R, dinv, part);
   COAL_CUDA_LAUNCH_CHECK(ctx);
   return gram3_download(ctx, part, grid, s, m, G, PP, PR);
 }

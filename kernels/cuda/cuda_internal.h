@@ -200,16 +200,17 @@ coal_status coal_ws_part(coal_ctx ctx, size_t count, double **p);
 coal_status coal_ws_pinned(coal_ctx ctx, size_t bytes, void **p);
 /* Block-CG steps of kernels/blas.h (kernels/cuda/blas_bcg.cu). */
 coal_status coal_cu_bcg_gram(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
-                             const double *Q, const double *R, double *G, double *PP, double *PR);
-coal_status coal_cu_bcg_update(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
-                               const double *Q, const double *C, double *X, double *R,
-                               const double *dinv, double *Z, int keep_z, double *nrm2, double *QZ,
-                               double *PZ, double *ZZ);
+                             const double *Q, const double *R, const double *dinv, double *S,
+                             double *G, double *PP, double *PR);
+coal_status coal_cu_bcg_update(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *Q,
+                               const double *C, double *R, const double *dinv, double *Z,
+                               double *nrm2, double *QZ, double *RZ);
 coal_status coal_cu_bcg_dir(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int64_t q,
                             const double *X1, const double *d, const double *C1, const double *X2,
-                            const double *C2, double *Y, double *YY, double *YX);
+                            const double *C2, double *Y, const double *C3, double *X3);
 coal_status coal_cu_bcg_spmm_gram(coal_mat A, coal_bvec Pv, coal_bvec Qv, int64_t m,
-                                  const double *R, double *G, double *PP, double *PR);
+                                  const double *R, const double *dinv, double *G, double *PP,
+                                  double *PR);
 /* Single-vector operations of kernels/blas.h (kernels/cuda/blas_vec.cu). */
 coal_status coal_cu_vec_axpbypcz(coal_ctx ctx, int64_t n, double a, const double *x, double b,
                                  const double *y, double c, double *z, double d);

@@ -183,59 +183,51 @@ static void row_times(int64_t p, int64_t q, const double *x, const double *C, do
 }
 
 static coal_status host_bcg_gram(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
-                                 const double *Q, const double *R, double *G, double *PP,
-                                 double *PR) {
-  (void)ctx;
+                                 const double *Q, const double *R, const double *dinv, double *S,
+                                 double *G, double *PP, double *PR) {
+  (void)ctx, (void)S;
   zero(G, s * s), zero(PP, s * s), zero(PR, s * m);
   for (int64_t i = 0; i < n; i++) {
     rank1(s, s, P + i * s, Q + i * s, G);
-    rank1(s, s, P + i * s, P + i * s, PP);
+    rank1s(s, s, dinv ? 1.0 / dinv[i] : 1.0, P + i * s, 1.0, P + i * s, PP);
     rank1(s, m, P + i * s, R + i * m, PR);
   }
   return COAL_SUCCESS;
 }
 
-/* Rows of at most this many columns are updated through a stack buffer; wider blocks update X
- * and R by host_gemm first (no allocation either way). */
+/* Rows of at most this many columns are updated through a stack buffer; wider blocks update R
+ * by host_gemm first (no allocation either way). */
 #define BCG_ROW 256
 
-static coal_status host_bcg_update(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
-                                   const double *Q, const double *C, double *X, double *R,
-                                   const double *dinv, double *Z, int keep_z, double *nrm2,
-                                   double *QZ, double *PZ, double *ZZ) {
-  if (m > BCG_ROW && s > 0) {
-    COAL_CALL(host_gemm(ctx, n, s, m, 1.0, P, s, C, m, 1.0, X, m));
-    COAL_CALL(host_gemm(ctx, n, s, m, -1.0, Q, s, C, m, 1.0, R, m));
-  }
+static coal_status host_bcg_update(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *Q,
+                                   const double *C, double *R, const double *dinv, double *Z,
+                                   double *nrm2, double *QZ, double *RZ) {
+  (void)Z;
+  if (m > BCG_ROW && s > 0) COAL_CALL(host_gemm(ctx, n, s, m, -1.0, Q, s, C, m, 1.0, R, m));
   double t[BCG_ROW];
-  zero(nrm2, m), zero(QZ, s * m), zero(PZ, s * m), zero(ZZ, m * m);
+  zero(nrm2, m), zero(QZ, s * m);
+  if (RZ) zero(RZ, m * m);
   for (int64_t i = 0; i < n; i++) {
-    double *x = X + i * m, *r = R + i * m;
-    const double *p = P + i * s, *q = Q + i * s;
+    double *r = R + i * m;
+    const double *q = Q + i * s;
     if (s > 0 && m <= BCG_ROW) {
-      row_times(s, m, p, C, t);
-      for (int64_t j = 0; j < m; j++) x[j] += t[j];
       row_times(s, m, q, C, t);
       for (int64_t j = 0; j < m; j++) r[j] -= t[j];
     }
     const double di = dinv ? dinv[i] : 1.0; /* z = di r */
     for (int64_t j = 0; j < m; j++) nrm2[j] += r[j] * r[j];
-    if (keep_z)
-      for (int64_t j = 0; j < m; j++) Z[i * m + j] = di * r[j];
     rank1s(s, m, 1.0, q, di, r, QZ);
-    rank1s(s, m, 1.0, p, di, r, PZ);
-    rank1s(m, m, di, r, di, r, ZZ);
+    if (RZ) rank1s(m, m, 1.0, r, di, r, RZ);
   }
   return COAL_SUCCESS;
 }
 
 static coal_status host_bcg_dir(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int64_t q,
                                 const double *X1, const double *d, const double *C1,
-                                const double *X2, const double *C2, double *Y, double *YY,
-                                double *YX) {
+                                const double *X2, const double *C2, double *Y, const double *C3,
+                                double *X3) {
   (void)ctx;
-  if (YY) zero(YY, q * q), zero(YX, q * p1);
-  for (int64_t i = 0; i < n; i++) {
+  for (int64_t i = 0; i < n && q > 0; i++) {
     double *y = Y + i * q;
     const double *x1 = X1 + i * p1, di = d ? d[i] : 1.0;
     for (int64_t b = 0; b < q; b++) y[b] = 0.0;
@@ -247,9 +239,13 @@ static coal_status host_bcg_dir(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2,
       const double xc = X2[i * p2 + c];
       for (int64_t b = 0; b < q; b++) y[b] += xc * C2[c * q + b];
     }
-    if (YY) {
-      rank1(q, q, y, y, YY);
-      rank1(q, p1, y, x1, YX);
+  }
+  for (int64_t i = 0; i < n && X3 && p2 > 0; i++) { /* x3 += x2 C3, the increment summed first */
+    double *x3 = X3 + i * p1;
+    for (int64_t b = 0; b < p1; b++) {
+      double acc = 0.0;
+      for (int64_t c = 0; c < p2; c++) acc += X2[i * p2 + c] * C3[c * p1 + b];
+      x3[b] += acc;
     }
   }
   return COAL_SUCCESS;
