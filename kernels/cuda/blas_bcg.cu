@@ -116,6 +116,15 @@ __device__ __forceinline__ void copy_diag_async(double *sm, const double *__rest
   __pipeline_memcpy_async(sm + threadIdx.x, ok ? d + r0 + threadIdx.x : d, 8, ok ? 0 : 8);
 }
 
+/* The tile's diagonal scaling d (copy_diag_async) replaced by its inverse, 0 where d = 0 (rows
+ * past the block's end), by the threads that copied it, once their copies are complete: the
+ * barrier that follows publishes it. */
+__device__ __forceinline__ void invert_diag(double *sm) {
+  if (threadIdx.x >= kRows) return;
+  const double d = sm[threadIdx.x];
+  sm[threadIdx.x] = d != 0.0 ? 1.0 / d : 0.0;
+}
+
 /* A p x q tight coefficient matrix into a zero-padded 32 x 32 one (once per CTA). */
 __device__ __forceinline__ void load_coef(double *sm, const double *__restrict__ g, int p, int q) {
   for (int f = (int)threadIdx.x; f < p * q; f += kThreads) {
@@ -178,13 +187,11 @@ __device__ __forceinline__ void store_pair(double *__restrict__ g, int64_t r, in
   }
 }
 
-/* Row weights of the Grams A^T diag(w) B: none, w = ws (a tile of dinv), or w = 1 / ws (the
- * inverse of dinv; rows past the block's end hold ws = 0 and B = 0, and get weight 0). */
-enum { kWtNone = 0, kWtMul = 1, kWtInv = 2 };
+/* Row weights of the Grams A^T diag(w) B: none, or w = ws (a tile of dinv, or of its inverse
+ * after invert_diag). */
+enum { kWtNone = 0, kWtMul = 1 };
 template <int WT> __device__ __forceinline__ double row_weight(const double *ws, int k) {
-  if (WT == kWtMul) return ws[k];
-  const double d = ws[k];
-  return d != 0.0 ? 1.0 / d : 0.0;
+  return WT == kWtMul ? ws[k] : 1.0;
 }
 
 /* The weights of the B fragment rows k0 + t and k0 + t + 4 (load_b's), 1 for kWtNone. */
@@ -309,10 +316,11 @@ __global__ __launch_bounds__(kThreads, 3) void bcg_gram_kernel(
     if (tn < ntiles) gram_issue<DINV>(sm + (b ^ 1) * kGramBuf, n, tn, s, m, P, Q, R, dinv);
     __pipeline_commit();
     __pipeline_wait_prior(1);
+    double *Ps = sm + b * kGramBuf, *Qs = Ps + kTile, *Rs = Qs + kTile, *ds = Rs + kTile;
+    if (DINV) invert_diag(ds);
     __syncthreads();
-    const double *Ps = sm + b * kGramBuf, *Qs = Ps + kTile, *Rs = Qs + kTile, *ds = Rs + kTile;
     /* P^T Q or P^T R: right operand Q or R; P^T P: its own tiles of P (as "B^T B" with B = P) */
-    gram_sym<DINV ? kWtInv : kWtNone>(sym, Ps, s, warp, ds); /* P^T diag(dinv)^-1 P */
+    gram_sym<DINV ? kWtMul : kWtNone>(sym, Ps, s, warp, ds); /* P^T diag(dinv)^-1 P */
     gram_row<2, kWtNone>(row, Ps, isr ? Rs : Qs, mt, nt0, s, isr ? m : s, nullptr);
     __syncthreads(); /* the buffer is refilled by the next iteration */
   }
@@ -321,21 +329,78 @@ __global__ __launch_bounds__(kThreads, 3) void bcg_gram_kernel(
 
 /* ---- Q = A P with G = P^T Q, PP = P^T diag(dinv)^-1 P, PR = P^T R --------------------------- */
 /* The Block-CG product and its Grams in one pass (bcg_spmm_gram in kernels/blas.h): per tile of
- * 32 rows, the CTA computes the tile's rows of Q with the row-split inner loop (a group of W
- * lanes per row, V columns per lane; rs_row in spmm_util.cuh), writes them to memory and to a
+ * 32 rows, the CTA computes the tile's rows of Q with a row-split gather (a group of W lanes per
+ * row, V columns per lane; sg_gather below), writes them to memory and to a
  * shared tile, and sums the tile's part of the three Grams on the tensor cores as
  * bcg_gram_kernel does (same partials, same warp roles). The tiles of P and R are copied in
  * (cp.async) while the rows of Q are gathered; P's rows were just gathered for the product, so
  * they come from L2. Traffic per pass: A, P gathered (once from memory), Q written, R read;
  * against SpMM and bcg_gram separately: Q and P are not read again from memory.
- * Measured on an H200 (lap3d:128, s = m = 32, bench/bcg_probe.c, with the round trip): 1.01-1.06
- * ms against 0.62 + 0.42-0.44 ms for the two steps; the solve 0.595-0.606 s against 0.619-0.624 s.
+ * Measured on an H200 (lap3d:128, s = m = 32, bench/bcg_probe.c, with the round trip), when it
+ * gathered with rs_row: 1.01-1.06 ms against 0.62 + 0.42-0.44 ms for the two steps; the solve
+ * 0.595-0.606 s against 0.619-0.624 s (sg_gather: see kSgLoads).
  * Tried and slower: three CTAs per SM (74 registers: 1.10-1.20 ms, slower than the two steps);
  * double-buffered tiles (55 KB of shared memory per CTA: 1.08-1.13 ms, likely because the larger
  * shared-memory carve-out leaves less L1 for the gathered rows of P). */
 constexpr int kSgBuf = 3 * kTile + kRows; /* the tiles of P, Q, R and dinv */
 constexpr size_t kSgShared = sizeof(double) * kSgBuf;
 constexpr int kSgCtas = 4; /* CTAs per SM: at most 64 registers */
+#ifndef COAL_SG_LOADS
+#define COAL_SG_LOADS 16
+#endif
+/* Doubles of P per lane in flight in the gather (sg_gather's L): 16, i.e. eight rows of P at two
+ * columns a lane, twice the row-split kernel's (rs_row). On an H200 (lap3d:128, 32 columns, the
+ * probe's median with the round trip, three runs each): 919-956 us against 1000-1043 us with
+ * rs_row; the Block-CG solve 546-556 ms against 566-568 ms. rs_row with 16 in flight took
+ * 974-1017 us (and slowed the row-split SpMM at k = 8 and 128: 291 and 3135 us against 213 and
+ * 2381); two rows per lane group in step spilled at 64 registers (1443 us) and at three CTAs per
+ * SM was no faster (994-1022 us). One column a lane (odd s) keeps 8: at 16 it spills. */
+constexpr int kSgLoads = COAL_SG_LOADS;
+
+/* acc = row i of A P for the group of W lanes that owns row i (lane: columns ja .. ja + V - 1 of
+ * P, when ina): the row's entries p0 .. p0 + len - 1 are loaded kRsChunk at a time (coalesced
+ * over the group) and broadcast by shuffles, and the rows of P of U = L / V entries are loaded at
+ * once (L doubles per lane in flight). maxlen is the longest row of the warp (uniform loop bounds
+ * and shuffles). Products are summed in the row's entry order, as the host twin does. */
+template <int W, int V, int L>
+__device__ __forceinline__ void
+sg_gather(const int32_t *__restrict__ col, const double *__restrict__ val,
+          const double *__restrict__ P, int s, int32_t p0, int len, int maxlen, int lane, int ja,
+          bool ina, double (&acc)[V]) {
+  constexpr int M = coal_spmm_dev::kRsChunk / W;
+  constexpr int U = V >= L ? 1 : L / V;
+  for (int c0 = 0; c0 < maxlen; c0 += coal_spmm_dev::kRsChunk) {
+    int32_t mc[M];
+    double mv[M];
+#pragma unroll
+    for (int m = 0; m < M; m++) {
+      const int e = c0 + lane + m * W;
+      mc[m] = 0, mv[m] = 0.0;
+      if (e < len) mc[m] = coal_ld_stream(col + p0 + e), mv[m] = coal_ld_stream(val + p0 + e);
+    }
+    const int cn = maxlen - c0 < coal_spmm_dev::kRsChunk ? maxlen - c0 : coal_spmm_dev::kRsChunk;
+#pragma unroll
+    for (int t0 = 0; t0 < coal_spmm_dev::kRsChunk; t0 += U) {
+      if (t0 >= cn) break; /* uniform */
+      double a[U], xv[U][V];
+#pragma unroll
+      for (int u = 0; u < U; u++) { /* entries past the row: a = 0 and x = 0 add nothing */
+        const int t = t0 + u;
+        const int32_t cc = __shfl_sync(COAL_FULL_MASK, mc[t / W], t % W, W);
+        a[u] = __shfl_sync(COAL_FULL_MASK, mv[t / W], t % W, W);
+        if (c0 + t < len && ina)
+          coal_spmm_dev::load_x<double, V, true>(P, s, cc, ja, xv[u]);
+        else
+#pragma unroll
+          for (int v = 0; v < V; v++) xv[u][v] = 0.0;
+      }
+#pragma unroll
+      for (int u = 0; u < U; u++)
+#pragma unroll
+        for (int v = 0; v < V; v++) acc[v] = fma(a[u], xv[u][v], acc[v]);
+    }
+  }
+}
 
 template <int W, int V, bool DINV>
 __global__ __launch_bounds__(kThreads, kSgCtas) void bcg_spmm_gram_kernel(
@@ -348,6 +413,7 @@ __global__ __launch_bounds__(kThreads, kSgCtas) void bcg_spmm_gram_kernel(
   zero_shared(sm, kSgBuf);
   __syncthreads();
   constexpr int G = kThreads / W; /* rows of Q in flight per CTA */
+  constexpr int L = V > 1 ? kSgLoads : 8;
   const int warp = (int)(threadIdx.x >> 5), isr = warp >> 2;
   const int mt = (warp & 3) >> 1, nt0 = 2 * (warp & 1);
   const int lane = (int)(threadIdx.x % W), grp = (int)(threadIdx.x / W), ja = lane * V;
@@ -371,11 +437,10 @@ __global__ __launch_bounds__(kThreads, kSgCtas) void bcg_spmm_gram_kernel(
         len = __ldg(rowptr + r0 + i + 1) - p0;
       }
       const int maxlen = (int)__reduce_max_sync(COAL_FULL_MASK, (unsigned)len);
-      double acc[V], none[V];
+      double acc[V];
 #pragma unroll
       for (int v = 0; v < V; v++) acc[v] = 0.0;
-      coal_spmm_dev::rs_row<double, W, V, true>(col, val, P, s, p0, len, maxlen, lane, ja, ina, 0,
-                                                false, false, acc, none);
+      sg_gather<W, V, L>(col, val, P, s, p0, len, maxlen, lane, ja, ina, acc);
       if (ina) {
 #pragma unroll
         for (int v = 0; v < V; v++) Qs[i * kLd + ja + v] = valid ? acc[v] : 0.0;
@@ -385,8 +450,9 @@ __global__ __launch_bounds__(kThreads, kSgCtas) void bcg_spmm_gram_kernel(
       }
     }
     __pipeline_wait_prior(0);
+    if (DINV) invert_diag(ds);
     __syncthreads();
-    gram_sym<DINV ? kWtInv : kWtNone>(sym, Ps, s, warp, ds); /* P^T diag(dinv)^-1 P */
+    gram_sym<DINV ? kWtMul : kWtNone>(sym, Ps, s, warp, ds); /* P^T diag(dinv)^-1 P */
     gram_row<2, kWtNone>(row, Ps, isr ? Rs : Qs, mt, nt0, s, isr ? m : s, nullptr);
     __syncthreads(); /* the tiles are refilled by the next iteration */
   }
