@@ -106,16 +106,28 @@ int coal_dense_orth_factor_pivot(int m, const double *G, int ldg, double drop_to
       d[piv[a]] -= L[a * m + r] * L[a * m + r];
     }
   }
-  /* T(piv[a], c) = sc[piv[a]] * (L_r^-T)(a, c): solve L_r^T U = I column by column (U upper) */
+  /* V = L_r^-1 (lower triangular) in S's place (S is not read again), row by row: row i of V is
+   * (e_i - sum over l < i of L(i, l) V(l, :)) / L(i, i), so the inner loops run along rows and
+   * vectorise (a column-by-column substitution with the scales inside took most of the time) */
+  double *V = S;
+  for (int i = 0; i < r; i++) {
+    double *vi = V + i * m;
+    for (int c = 0; c < r; c++) vi[c] = c == i ? 1.0 : 0.0;
+    for (int l = 0; l < i; l++) {
+      const double v = L[i * m + l], *vl = V + l * m;
+      for (int c = 0; c <= l; c++) vi[c] -= v * vl[c];
+    }
+    const double dd = L[i * m + i];
+    for (int c = 0; c <= i; c++) vi[c] /= dd;
+  }
+  /* T(piv[a], c) = sc[piv[a]] (L_r^-T)(a, c) = sc[piv[a]] V(c, a), zero for c < a and for the
+   * dropped columns */
   for (int i = 0; i < m; i++)
     for (int c = 0; c < r; c++) T[i * ldt + c] = 0.0;
-  for (int c = 0; c < r; c++) {
-    /* U(:, c): back substitution of L_r^T u = e_c; u(a) = 0 for a > c */
-    for (int a = c; a >= 0; a--) {
-      double s = a == c ? 1.0 : 0.0;
-      for (int l = a + 1; l <= c; l++) s -= L[l * m + a] * T[piv[l] * ldt + c] / sc[piv[l]];
-      T[piv[a] * ldt + c] = s / L[a * m + a] * sc[piv[a]];
-    }
+  for (int a = 0; a < r; a++) {
+    double *t = T + piv[a] * ldt;
+    const double sa = sc[piv[a]];
+    for (int c = a; c < r; c++) t[c] = sa * V[c * m + a];
   }
   *rank = r;
   return 0;
