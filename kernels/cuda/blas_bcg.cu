@@ -187,11 +187,13 @@ __device__ __forceinline__ void store_pair(double *__restrict__ g, int64_t r, in
   }
 }
 
-/* Row weights of the Grams A^T diag(w) B: none, or w = ws (a tile of dinv, or of its inverse
- * after invert_diag). */
-enum { kWtNone = 0, kWtMul = 1 };
+/* Row weights of the Grams A^T diag(w) B: none, w = ws (a tile of dinv, or of its inverse after
+ * invert_diag), or w = 1 / ws (rows with ws = 0 get weight 0). */
+enum { kWtNone = 0, kWtMul = 1, kWtInv = 2 };
 template <int WT> __device__ __forceinline__ double row_weight(const double *ws, int k) {
-  return WT == kWtMul ? ws[k] : 1.0;
+  if (WT == kWtNone) return 1.0;
+  const double d = ws[k];
+  return WT == kWtMul ? d : d != 0.0 ? 1.0 / d : 0.0;
 }
 
 /* The weights of the B fragment rows k0 + t and k0 + t + 4 (load_b's), 1 for kWtNone. */
@@ -463,8 +465,12 @@ __global__ __launch_bounds__(kThreads, kSgCtas) void bcg_spmm_gram_kernel(
 /* partials per CTA: [Q^T Z | R^T Z (upper tiles) | column sums of R^2], kUpdPart doubles.
  * Double-buffered tiles of Q, R and dinv; C's fragments in registers. Warp w owns the 16 x 8
  * tile (w / 4, w % 4) of R and of Q^T Z, and upper tile w of R^T Z. The new R goes from the
- * accumulators to memory and back into the warp's own part of the R tile, and its squares are
- * summed on the way; Z is never formed: the Grams weight R's rows by dinv as they read them.
+ * accumulators to memory, its squares are summed on the way, and Z = diag(dinv) R goes back
+ * into the warp's part of the R tile (8-byte accesses: the 16-byte ones conflict on kLd's banks),
+ * so Q^T Z reads Z unweighted and Z is never written to memory. Measured on an H200 (lap3d:128,
+ * 32 columns, bcg_probe, three rounds): 506-510 us against 536-558 us when the tile kept R and
+ * the Gram weighted its rows by dinv as it read them; with 16-byte accesses 572-579 us, and with
+ * Q^T Z also split over the warps by half the rows (two output tiles each) 557-563 us.
  * (Until the solver deferred X += P C to bcg_dir, this pass also updated X and summed P^T Z:
  * six blocks of traffic against three now.) */
 constexpr int kUpdPart = 2 * kGram + kW;
@@ -505,7 +511,6 @@ __global__ __launch_bounds__(kThreads, kUpdCtas) void bcg_update_kernel(
   __syncthreads();
   const int tid = (int)threadIdx.x, warp = tid >> 5, mt = warp >> 2, nt = warp & 3;
   const int g = lane_g(), col = nt * 8 + 2 * lane_t();
-  constexpr int WT = DINV ? kWtMul : kWtNone;
   double cb[1][4][2]; /* C's fragments for this warp's column tile */
   coef_frags<1>(cb, Cs, nt);
   double qz[1][4] = {{0.0, 0.0, 0.0, 0.0}};
@@ -525,28 +530,29 @@ __global__ __launch_bounds__(kThreads, kUpdCtas) void bcg_update_kernel(
     __pipeline_commit();
     __pipeline_wait_prior(kUpdStages - 1);
     __syncthreads();
-    double *Qs = sm + b * kUpdBuf, *Rs = Qs + kTile, *ds = Rs + kTile;
+    double *Qs = sm + b * kUpdBuf, *Zs = Qs + kTile, *ds = Zs + kTile;
     const int64_t r0 = t * kRows;
     const int nr = tile_rows(n, t);
     if (nt * 8 < m) { /* R -= Q C on the warp's 16 x 8 part (rows past nr and columns past m
-                         are zero on both sides and stay zero) */
+                         are zero on both sides and stay zero); Z = diag(dinv) R replaces R in
+                         the tile */
       double c[1][4] = {{0.0, 0.0, 0.0, 0.0}};
       if (s > 0) row_mma_reg<1>(c, Qs, cb, mt, nt, s, m, nullptr);
 #pragma unroll
       for (int h = 0; h < 2; h++) { /* rows g, g + 8 of the warp's row tile */
         const int r = mt * 16 + g + 8 * h;
-        double *y = Rs + r * kLd + col;
+        double *y = Zs + r * kLd + col;
         const double v0 = y[0] - c[0][2 * h], v1 = y[1] - c[0][2 * h + 1];
         nrm[0] = fma(v0, v0, nrm[0]), nrm[1] = fma(v1, v1, nrm[1]);
-        if (s > 0) {
-          y[0] = v0, y[1] = v1;
-          if (r < nr) store_pair(R, r0 + r, col, m, v0, v1);
-        }
+        if (s > 0 && r < nr) store_pair(R, r0 + r, col, m, v0, v1);
+        const double w = DINV ? ds[r] : 1.0;
+        y[0] = DINV ? w * v0 : v0, y[1] = DINV ? w * v1 : v1;
       }
     }
     __syncthreads();
-    gram_row<1, WT>(qz, Qs, Rs, mt, nt, s, m, ds);   /* Q^T diag(dinv) R */
-    if (want_rz) gram_sym<WT>(sym, Rs, m, warp, ds); /* R^T diag(dinv) R */
+    gram_row<1, kWtNone>(qz, Qs, Zs, mt, nt, s, m, nullptr); /* Q^T Z */
+    /* R^T Z as Z^T diag(dinv)^-1 Z (a row with dinv = 0 has Z = 0 and weight 0) */
+    if (want_rz) gram_sym<DINV ? kWtInv : kWtNone>(sym, Zs, m, warp, ds);
     __syncthreads(); /* the buffer is refilled by the next iteration */
   }
   double *pp = part + (int64_t)blockIdx.x * kUpdPart;
