@@ -79,10 +79,9 @@ static void check_factor(const char *name, int n, int m, const double *W, const 
       orth = fmax(orth, fabs((double)s - (a == b)));
     }
   CHECK(orth <= tol, "%s: |Q^T Q - I| = %.3e", name, orth);
-  double span = 0;
+  double span = 0, *c = malloc(sizeof(double) * (size_t)(rank > 0 ? rank : 1));
   for (int j = 0; j < m; j++) { /* || w_j - Q Q^T w_j || / ||w_j|| */
     long double nw = 0, r2 = 0;
-    double *c = malloc(sizeof(double) * (size_t)(rank > 0 ? rank : 1));
     for (int a = 0; a < rank; a++) {
       long double s = 0;
       for (int i = 0; i < n; i++) s += (long double)Qm[i * rank + a] * W[i * m + j];
@@ -94,9 +93,9 @@ static void check_factor(const char *name, int n, int m, const double *W, const 
       r2 += (W[i * m + j] - p) * (W[i * m + j] - p);
       nw += (long double)W[i * m + j] * W[i * m + j];
     }
-    free(c);
     if (nw > 0) span = fmax(span, sqrt((double)(r2 / nw)));
   }
+  free(c);
   CHECK(span <= tol, "%s: a column of W lies %.3e outside span(W T)", name, span);
   int zero_rows = 0;
   for (int a = 0; a < m; a++) {

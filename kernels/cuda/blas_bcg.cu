@@ -298,6 +298,22 @@ __device__ __forceinline__ void gram_issue(double *buf, int64_t n, int64_t t, in
   if (DINV) copy_diag_async(buf + 3 * kTile, dinv, r0, nr);
 }
 
+/* One row tile's part of the three Grams, once its tiles of P, Q, R and dinv have arrived (this
+ * thread's copies waited for): dinv inverted in place, a barrier, P^T diag(dinv)^-1 P on warp w's
+ * upper tile, P^T Q (w < 4) or P^T R (w >= 4) on its row tile (w % 4) / 2 and column tiles
+ * 2 (w % 2), 2 (w % 2) + 1, then a barrier before the tiles are refilled. */
+template <bool DINV>
+__device__ __forceinline__ void gram3_tile(double (&row)[2][4], double (&sym)[4], const double *Ps,
+                                           const double *Qs, const double *Rs, double *ds, int s,
+                                           int m, int warp) {
+  const int isr = warp >> 2, mt = (warp & 3) >> 1, nt0 = 2 * (warp & 1);
+  if (DINV) invert_diag(ds);
+  __syncthreads();
+  gram_sym<DINV ? kWtMul : kWtNone>(sym, Ps, s, warp, ds); /* P^T diag(dinv)^-1 P */
+  gram_row<2, kWtNone>(row, Ps, isr ? Rs : Qs, mt, nt0, s, isr ? m : s, nullptr);
+  __syncthreads();
+}
+
 template <bool DINV>
 __global__ __launch_bounds__(kThreads, 3) void bcg_gram_kernel(
     int64_t n, int s, int m, const double *__restrict__ P, const double *__restrict__ Q,
@@ -305,8 +321,7 @@ __global__ __launch_bounds__(kThreads, 3) void bcg_gram_kernel(
   extern __shared__ __align__(128) double sm[];
   zero_shared(sm, 2 * kGramBuf);
   __syncthreads();
-  const int warp = (int)(threadIdx.x >> 5), isr = warp >> 2;
-  const int mt = (warp & 3) >> 1, nt0 = 2 * (warp & 1);
+  const int warp = (int)(threadIdx.x >> 5);
   double row[2][4] = {{0.0, 0.0, 0.0, 0.0}, {0.0, 0.0, 0.0, 0.0}};
   double sym[4] = {0.0, 0.0, 0.0, 0.0};
   const int64_t ntiles = (n + kRows - 1) / kRows;
@@ -318,13 +333,8 @@ __global__ __launch_bounds__(kThreads, 3) void bcg_gram_kernel(
     if (tn < ntiles) gram_issue<DINV>(sm + (b ^ 1) * kGramBuf, n, tn, s, m, P, Q, R, dinv);
     __pipeline_commit();
     __pipeline_wait_prior(1);
-    double *Ps = sm + b * kGramBuf, *Qs = Ps + kTile, *Rs = Qs + kTile, *ds = Rs + kTile;
-    if (DINV) invert_diag(ds);
-    __syncthreads();
-    /* P^T Q or P^T R: right operand Q or R; P^T P: its own tiles of P (as "B^T B" with B = P) */
-    gram_sym<DINV ? kWtMul : kWtNone>(sym, Ps, s, warp, ds); /* P^T diag(dinv)^-1 P */
-    gram_row<2, kWtNone>(row, Ps, isr ? Rs : Qs, mt, nt0, s, isr ? m : s, nullptr);
-    __syncthreads(); /* the buffer is refilled by the next iteration */
+    double *Ps = sm + b * kGramBuf;
+    gram3_tile<DINV>(row, sym, Ps, Ps + kTile, Ps + 2 * kTile, Ps + 3 * kTile, s, m, warp);
   }
   store_gram3(part, row, sym, warp);
 }
@@ -416,8 +426,7 @@ __global__ __launch_bounds__(kThreads, kSgCtas) void bcg_spmm_gram_kernel(
   __syncthreads();
   constexpr int G = kThreads / W; /* rows of Q in flight per CTA */
   constexpr int L = V > 1 ? kSgLoads : 8;
-  const int warp = (int)(threadIdx.x >> 5), isr = warp >> 2;
-  const int mt = (warp & 3) >> 1, nt0 = 2 * (warp & 1);
+  const int warp = (int)(threadIdx.x >> 5);
   const int lane = (int)(threadIdx.x % W), grp = (int)(threadIdx.x / W), ja = lane * V;
   const bool ina = ja < s; /* V == 2 only for even s: then ja < s covers ja + 1 */
   double row[2][4] = {{0.0, 0.0, 0.0, 0.0}, {0.0, 0.0, 0.0, 0.0}};
@@ -452,11 +461,7 @@ __global__ __launch_bounds__(kThreads, kSgCtas) void bcg_spmm_gram_kernel(
       }
     }
     __pipeline_wait_prior(0);
-    if (DINV) invert_diag(ds);
-    __syncthreads();
-    gram_sym<DINV ? kWtMul : kWtNone>(sym, Ps, s, warp, ds); /* P^T diag(dinv)^-1 P */
-    gram_row<2, kWtNone>(row, Ps, isr ? Rs : Qs, mt, nt0, s, isr ? m : s, nullptr);
-    __syncthreads(); /* the tiles are refilled by the next iteration */
+    gram3_tile<DINV>(row, sym, Ps, Qs, Rs, ds, s, m, warp);
   }
   store_gram3(part, row, sym, warp);
 }
