@@ -395,6 +395,30 @@ static void check_edges(coal_ctx hc, coal_ctx dc, coal_dtype dt) {
     coal_mat_destroy(&W), coal_mat_destroy(&Wd);
     free(r), free(c), free(w);
   }
+  /* the identity with a full first row: one long row of C over n columns; n picks the ROWS
+   * kernel's long-row variant (shared-memory bitmap and dense sums up to 20480 columns, then
+   * global sums up to 384000 columns, then global bitmaps too) */
+  {
+    const int sizes[3] = {3000, 30000, 400000};
+    for (int t = 0; t < 3; t++) {
+      const int n = sizes[t];
+      int32_t *r = malloc(sizeof(int32_t) * 2 * n), *c = malloc(sizeof(int32_t) * 2 * n);
+      double *w = malloc(sizeof(double) * 2 * n);
+      int nz = 0;
+      for (int i = 0; i < n && r && c && w; i++) {
+        r[nz] = i, c[nz] = i, w[nz] = 2.0 + i % 5, nz++;
+        if (i) r[nz] = 0, c[nz] = i, w[nz] = 1.0 / (1 + i % 9), nz++;
+      }
+      coal_mat W = NULL;
+      if (r && c && w) CHECK_OK(hc, coal_mat_create_coo(hc, n, n, nz, r, c, w, dt, &W));
+      coal_mat Wd = W ? on_ctx(W, dc) : NULL;
+      char name[64];
+      snprintf(name, sizeof name, "full first row, n = %d", n);
+      if (W && Wd) check_pair(W, W, Wd, Wd, name);
+      coal_mat_destroy(&W), coal_mat_destroy(&Wd);
+      free(r), free(c), free(w);
+    }
+  }
   coal_mat_destroy(&A), coal_mat_destroy(&B), coal_mat_destroy(&F);
   coal_mat_destroy(&Ad), coal_mat_destroy(&Bd), coal_mat_destroy(&Fd);
 }

@@ -35,6 +35,23 @@ static coal_status pick_device(coal_ctx ctx, int count, int *dev) {
   return COAL_SUCCESS;
 }
 
+/* Bytes the context's pool keeps cached after a synchronisation: COALESCE_POOL_KEEP_MB, else a
+ * quarter of the device's memory. */
+static coal_status pool_keep(coal_ctx ctx, uint64_t *keep) {
+  size_t free_b = 0, total_b = 0;
+  COAL_CUDA_CALL(ctx, cudaMemGetInfo(&free_b, &total_b));
+  *keep = (uint64_t)total_b / 4;
+  const char *env = getenv("COALESCE_POOL_KEEP_MB");
+  if (!env || !*env) return COAL_SUCCESS;
+  char *end = NULL;
+  errno = 0;
+  long long v = strtoll(env, &end, 10);
+  COAL_CHECK(ctx, errno == 0 && end && *end == '\0' && v >= 0 && v < (1ll << 40), COAL_ERR_ARG,
+             "COALESCE_POOL_KEEP_MB=\"%s\" is not a size in MB", env);
+  *keep = (uint64_t)v << 20;
+  return COAL_SUCCESS;
+}
+
 static coal_status init_handles(coal_ctx ctx, struct coal_cuda_ctx *c) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
@@ -76,7 +93,8 @@ static coal_status init_handles(coal_ctx ctx, struct coal_cuda_ctx *c) {
     props.location.type = cudaMemLocationTypeDevice;
     props.location.id = c->device;
     COAL_CUDA_CALL(ctx, cudaMemPoolCreate(&c->pool, &props));
-    uint64_t keep = 256ull << 20;
+    uint64_t keep = 0;
+    COAL_CALL(pool_keep(ctx, &keep));
     COAL_CUDA_CALL(ctx, cudaMemPoolSetAttribute(c->pool, cudaMemPoolAttrReleaseThreshold, &keep));
   }
   return COAL_SUCCESS;

@@ -55,9 +55,11 @@ struct coal_cuda_ctx {
   size_t ws_part_cap;   /* bytes */
   void *ws_pinned;      /* pinned host: staging of small results downloaded to the host */
   size_t ws_pinned_cap; /* bytes */
-  /* Stream-ordered pool for the temporaries of multi-step operations (SpGEMM): allocation and
-   * release in stream order without a device-wide wait; keeps up to 256 MB cached between
-   * calls. NULL where the device has no memory pools (plain cudaMalloc then). */
+  /* Stream-ordered pool for the temporaries of multi-step operations and the results of the
+   * sparse products (SpGEMM's C, P^T, A*P): allocation and release in stream order without a
+   * device-wide wait; keeps up to a quarter of the device memory cached between calls
+   * (COALESCE_POOL_KEEP_MB), handed back when a cudaMalloc runs out. NULL where the device
+   * has no memory pools (plain cudaMalloc then). */
   cudaMemPool_t pool;
 };
 
@@ -105,8 +107,10 @@ struct coal_swift_dev {
 
 /* A matrix's device state: made by mat_prepare (upload), or handed over with the device CSR by
  * its producer (coal_mat_wrap_device: a coal_calloc'd struct with coal_cuda_malloc'd CSR
- * arrays, the rest zero). Freed whole by mat_release. */
+ * arrays, or coal_cuda_pool_alloc'd ones with pooled = 1, the rest zero). Freed whole by
+ * mat_release. */
 struct coal_mat_cuda {
+  int pooled;      /* rowptr, colind and values come from the context's pool */
   int32_t *rowptr; /* [nrows+1] device CSR */
   int32_t *colind; /* [nnz] */
   void *values;    /* [nnz] */
@@ -173,6 +177,11 @@ static inline unsigned coal_cuda_grid(int64_t work, int64_t per_cta) {
 coal_status coal_cuda_malloc(coal_ctx ctx, size_t bytes, void **p);
 /* cudaFree of a possibly NULL pointer; errors are dropped (used on cleanup paths). */
 void coal_cuda_free(void *p);
+/* Stream-ordered allocation from the context's pool (cudaMallocFromPoolAsync on its stream;
+ * coal_cuda_malloc where the device has no pools), and its release (cudaFreeAsync on the
+ * stream; NULL is ignored). Memory of one must go back through the other. */
+coal_status coal_cuda_pool_alloc(coal_ctx ctx, size_t bytes, void **p);
+void coal_cuda_pool_free(coal_ctx ctx, void *p);
 /* A's device state (after mat_prepare), or COAL_ERR_STATE. */
 coal_status coal_cuda_mat(coal_mat A, struct coal_mat_cuda **d);
 /* Builds the FastLoad format once on the GPU (coal_cuda_fastload_build) and caches it in

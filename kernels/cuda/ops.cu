@@ -12,6 +12,14 @@ coal_status coal_cuda_malloc(coal_ctx ctx, size_t bytes, void **p) {
   *p = NULL;
   /* 0 bytes still gives a distinct valid pointer (256 B keeps any vector load aligned) */
   cudaError_t e = cudaMalloc(p, bytes ? bytes : 256);
+  cudaMemPool_t pool = ctx && ctx->backend == COAL_BACKEND_CUDA && ctx->cuda ? ctx->cuda->pool : 0;
+  if (e == cudaErrorMemoryAllocation && pool) {
+    /* memory the context's pool keeps cached goes back to the device, then one more try */
+    (void)cudaGetLastError();
+    if (cudaStreamSynchronize(coal_stream(ctx)) == cudaSuccess &&
+        cudaMemPoolTrimTo(pool, 0) == cudaSuccess)
+      e = cudaMalloc(p, bytes ? bytes : 256);
+  }
   if (e != cudaSuccess) {
     (void)cudaGetLastError(); /* cudaMalloc leaves its code as the last error */
     *p = NULL;
@@ -23,6 +31,37 @@ coal_status coal_cuda_malloc(coal_ctx ctx, size_t bytes, void **p) {
 
 void coal_cuda_free(void *p) {
   if (p && cudaFree(p) != cudaSuccess) (void)cudaGetLastError();
+}
+
+coal_status coal_cuda_pool_alloc(coal_ctx ctx, size_t bytes, void **p) {
+  *p = NULL;
+  cudaMemPool_t pool = ctx->cuda->pool;
+  if (!pool) return coal_cuda_malloc(ctx, bytes, p);
+  cudaError_t e = cudaMallocFromPoolAsync(p, bytes ? bytes : 256, pool, coal_stream(ctx));
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    *p = NULL;
+    return COAL_ERROR(ctx, e == cudaErrorMemoryAllocation ? COAL_ERR_DEVICE_MEMORY : COAL_ERR_CUDA,
+                      "cannot allocate %zu bytes on the GPU: %s", bytes, cudaGetErrorString(e));
+  }
+  return COAL_SUCCESS;
+}
+
+void coal_cuda_pool_free(coal_ctx ctx, void *p) {
+  if (!p) return;
+  const int cuda = ctx && ctx->backend == COAL_BACKEND_CUDA && ctx->cuda;
+  if (cuda && !ctx->cuda->pool) {
+    coal_cuda_free(p);
+    return;
+  }
+  /* without the context's stream (an orphan released through a wrong context): after
+   * everything queued */
+  cudaStream_t s = 0;
+  if (cuda)
+    s = coal_stream(ctx);
+  else
+    (void)cudaDeviceSynchronize();
+  if (cudaFreeAsync(p, s) != cudaSuccess) (void)cudaGetLastError();
 }
 
 /* Fresh memory is zeroed, as on the host backend (calloc), so that both backends start from
@@ -97,7 +136,12 @@ void coal_cuda_fastload_dev_free(struct coal_fastload_dev *f) {
 static void cu_mat_release(coal_mat A) {
   struct coal_mat_cuda *d = A->dev;
   if (!d) return;
-  coal_cuda_free(d->rowptr), coal_cuda_free(d->colind), coal_cuda_free(d->values);
+  if (d->pooled) {
+    coal_cuda_pool_free(A->ctx, d->rowptr), coal_cuda_pool_free(A->ctx, d->colind);
+    coal_cuda_pool_free(A->ctx, d->values);
+  } else {
+    coal_cuda_free(d->rowptr), coal_cuda_free(d->colind), coal_cuda_free(d->values);
+  }
   coal_cuda_fastload_dev_free(&d->fl);
   coal_cuda_fastload_dev_free(&d->flt);
   coal_cuda_free(d->merge_row), coal_cuda_free(d->merge_nz);

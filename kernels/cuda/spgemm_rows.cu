@@ -1,30 +1,39 @@
-/* Row-wise (Gustavson) sparse x sparse product on the GPU with hash accumulators: the CUDA
- * product for matrices whose 16 x 16 tiles are sparse (stencils in natural order, graphs,
- * aggregation prolongators), where the tile layout of C lists many near-empty tiles.
+/* Row-wise (Gustavson) sparse x sparse product on the GPU: the CUDA product for matrices
+ * whose 16 x 16 tiles are sparse (stencils in natural order, graphs, aggregation
+ * prolongators), where the tile layout of C lists many near-empty tiles.
  *
  * C = A*B, A m x k, B k x n, device CSR in, device CSR out (C is a device-only matrix: its host
- * copy is made on demand, coal_mat_host). Two passes over the rows of A:
- *  symbolic: ub[i] = products of row i (sum of B's row lengths over row i of A); rows are
- *    binned by ub into hash tables of 64..2048 slots in shared memory (at most half full) and
- *    a "long" class (more than 1024 products); a group of G lanes per row inserts the columns
- *    (lanes over the entries of row i of A, each walking its row of B) and counts the new
- *    ones; long rows: a CTA per row sets the columns in a bitmap over C's columns in global
- *    memory. Row lengths are scanned into C's row offsets; the host reads nnz(C) (one wait)
- *    and allocates C.
- *  numeric: rows binned by their length in C; a group per row walks row i of A in order and
- *    its lanes take the entries of the row of B (distinct columns), so each entry of C is
- *    summed in double in ascending k with no atomics (__syncwarp orders the steps), then
- *    written in column order (rank of its key among the table's keys): the result is
- *    bitwise the host Gustavson product's (no fused multiply-add). Long rows (more than 1024
- *    entries): their columns come from the bitmap in order, and the products are added with
- *    double atomics into a scratch row found by binary search (summation order varies with
- *    the run there, error within a few ulps of the row's sum of |a_ik b_kj|).
- * G, the lanes of a group, follows the mean length of B's rows (4..32); groups of one CTA
+ * copy is made on demand, coal_mat_host; its arrays come from the context's pool). Two passes
+ * over the rows of A, rows binned by ub[i], the products of row i (sum of B's row lengths over
+ * row i of A):
+ *  - sorted rows (ub <= 128, B at most 2^24 columns): a group of 4..16 lanes per row stages
+ *    the row's products in shared memory and sorts their keys across the group's registers
+ *    (bitonic network, see "sorted rows" below). Symbolic counts the distinct columns; numeric
+ *    sums each run of equal columns in ascending k and writes C's row in column order.
+ *  - hash rows (128 < ub <= 1024, or wider B): hash tables of 16..2048 slots in shared memory
+ *    (at most half full); a group of G lanes per row inserts the columns (lanes over the
+ *    entries of row i of A, each walking its row of B) and counts the new ones. Numeric: rows
+ *    binned again by their length in C; a group walks row i of A in order and its lanes take
+ *    the entries of the row of B (distinct columns), so each entry of C is summed in double in
+ *    ascending k with no atomics (__syncwarp orders the steps), then written in column order
+ *    (rank of its key among the table's keys).
+ *  - long rows (ub > 1024): a CTA per row sets the row's columns in a bitmap over C's columns
+ *    (in shared memory up to 384000 columns, else in global memory, 64 rows in flight) and
+ *    counts them; numeric reads the columns from the bitmap in order, and adds the products
+ *    with double atomics into a dense row of sums in shared memory indexed by column (up to
+ *    20480 columns) or into a scratch row found by binary search (global memory). The
+ *    summation order varies with the run there (error within a few ulps of the row's sum of
+ *    |a_ik b_kj|).
+ * Sorted and hash rows give bitwise the host Gustavson product's values (double sums in
+ * ascending k, no fused multiply-add). Between the passes, row lengths are scanned into C's
+ * row offsets; the host reads the bin sizes (one wait) and nnz(C) (one wait) and allocates C.
+ * When every row is a sorted row the numeric bins are the symbolic ones (no third wait).
+ * G, the lanes of a hash group, follows the mean length of B's rows (4..32); groups of one CTA
  * share its shared memory (at most 48 KB).
  *
  * State kept for numeric-only recomputation: the numeric bins (row lists), the long-row
- * scratch. Temporary memory: ub and bins, 4 B per row each, the scan workspace, the bitmaps
- * (kLongSlots x n bits) and the scratch; reported in stats.temp_bytes. */
+ * scratch. Temporary memory: ub and bins, 4 B per row each, the scan workspace, the global
+ * bitmaps (kLongSlots x n bits) and the scratch where used; reported in stats.temp_bytes. */
 #include "spgemm_rows.cuh"
 
 #include <cub/block/block_reduce.cuh>
@@ -36,21 +45,41 @@ namespace {
 using coal_spgemm_rows_dev::Rows;
 
 constexpr int kCta = 256;
-constexpr int kMinTable = 16; /* slots of the smallest table (bin 0) */
+constexpr int kSortBins = 5;  /* sorted rows of at most 8, 16, 32, 64, 128 products */
+constexpr int kMinTable = 16; /* slots of the smallest table (bin kSortBins) */
 constexpr int kShortBins = 8; /* tables of 16 .. 2048 slots */
-constexpr int kLongBin = kShortBins;
-constexpr int kBins = kShortBins + 1;
+constexpr int kLongBin = kSortBins + kShortBins;
+constexpr int kBins = kLongBin + 1;
 static_assert(sizeof(((Rows *)0)->num_count) == kBins * sizeof(int32_t), "bins");
 constexpr int kMaxShortKey = (kMinTable << (kShortBins - 1)) / 2; /* 1024 */
-constexpr int kLongSlots = 64;                                    /* long rows in flight */
-constexpr int kSmemBudget = 24 * 1024;                            /* per CTA: 9 CTAs fit an SM */
+constexpr int kLongSlots = 64; /* long rows in flight with bitmaps and scratch in global memory */
+/* Long rows of a B with at most kSmemBitmapWords * 32 columns keep their column bitmap in
+ * shared memory (47 KB), and at most kDenseCols columns their sums in a dense shared-memory
+ * row (160 KB, within the opt-in limit of sm_80 and sm_90): no global scratch, no search, and
+ * as many rows in flight as the GPU holds CTAs (up to kLongCtas). */
+constexpr int kSmemBitmapWords = 12000;
+constexpr int kDenseCols = 20480;
+constexpr int kLongCtas = 1024;
+constexpr int kSmemBudget = 24 * 1024; /* per CTA: 9 CTAs fit an SM */
 constexpr int kEmpty = -1;
+/* sorted rows: at most 8 << (kSortBins - 1) products, and B at most 2^kSortColBits columns (a
+ * numeric key is column << kSortPBits | product) */
+constexpr int kSortMaxProducts = 8 << (kSortBins - 1);
+constexpr int kSortPBits = 7;
+constexpr int kSortColBits = 24;
+static_assert(kSortMaxProducts <= (1 << kSortPBits) && kSortColBits + kSortPBits < 32, "keys");
 
+/* Binning key of a row: products (>= 0) for the hash tables, -1 - products for a sorted row. */
 __device__ __forceinline__ int bin_of(int key) {
+  if (key < 0) {
+    int b = 0;
+    while ((8 << b) < -1 - key) b++;
+    return b;
+  }
   if (key > kMaxShortKey) return kLongBin;
   int b = 0;
   while ((kMinTable << b) < 2 * key) b++;
-  return b;
+  return kSortBins + b;
 }
 
 __device__ __forceinline__ unsigned hash_of(int j, int ts) {
@@ -72,9 +101,10 @@ __device__ __forceinline__ int insert(int *keys, int ts, int j, bool *fresh) {
 }
 
 /* ---- products per row and binning ---------------------------------------------------------- */
+/* ub[i]: the binning key of row i (bin_of); sortable: B's columns fit a sort key. */
 __global__ void ub_kernel(int32_t m, const int32_t *__restrict__ arp,
                           const int32_t *__restrict__ aci, const int32_t *__restrict__ brp,
-                          int32_t *__restrict__ ub) {
+                          int sortable, int32_t *__restrict__ ub) {
   const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= m) return;
   int64_t s = 0;
@@ -82,7 +112,17 @@ __global__ void ub_kernel(int32_t m, const int32_t *__restrict__ arp,
     const int32_t k = aci[p];
     s += brp[k + 1] - brp[k];
   }
-  ub[i] = (int32_t)(s < INT32_MAX ? s : INT32_MAX);
+  if (sortable && s <= kSortMaxProducts)
+    ub[i] = -1 - (int32_t)s;
+  else
+    ub[i] = (int32_t)(s < INT32_MAX ? s : INT32_MAX);
+}
+
+/* Numeric binning key: sorted rows keep theirs, the others bin by their length in C. */
+__global__ void num_key_kernel(int32_t m, const int32_t *__restrict__ len,
+                               int32_t *__restrict__ key) {
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < m && key[i] >= 0) key[i] = len[i];
 }
 
 /* cnt[b] += rows of this CTA in bin b; base[blockIdx][b] = the CTA's offset inside bin b (in
@@ -99,14 +139,20 @@ __global__ void bin_count_kernel(int32_t m, const int32_t *__restrict__ key,
 }
 
 /* After an exclusive scan of cta_cnt (bin-major), rows go to their place: the rank of a row
- * among the rows of its bin in its CTA by a CTA-wide scan of the bin flags. */
+ * among the rows of its bin in its CTA by a CTA-wide scan of the bin flags. CTA 0 also copies
+ * where each bin starts (and the total) to starts[0 .. kBins], for the host. */
 __global__ void bin_fill_kernel(int32_t m, const int32_t *__restrict__ key,
-                                const int32_t *__restrict__ cta_off, int32_t *__restrict__ rows) {
+                                const int32_t *__restrict__ cta_off, int32_t *__restrict__ rows,
+                                int32_t *__restrict__ starts) {
   typedef cub::BlockScan<int, kCta> Scan;
   __shared__ typename Scan::TempStorage tmp;
+  if (blockIdx.x == 0 && threadIdx.x <= kBins)
+    starts[threadIdx.x] = cta_off[(size_t)threadIdx.x * gridDim.x];
   const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   const int b = i < m ? bin_of(key[i]) : -1;
   for (int bb = 0; bb < kBins; bb++) {
+    /* bins no row is in are skipped (the same test on every thread of the CTA) */
+    if (cta_off[(size_t)(bb + 1) * gridDim.x] == cta_off[(size_t)bb * gridDim.x]) continue;
     int flag = b == bb, rank = 0, total = 0;
     Scan(tmp).ExclusiveSum(flag, rank, total);
     __syncthreads();
@@ -120,6 +166,190 @@ __global__ void maxlen_kernel(int32_t n, const int32_t *__restrict__ rows,
                               const int32_t *__restrict__ crp, int32_t *__restrict__ out) {
   const int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (r < n) atomicMax(out, crp[rows[r] + 1] - crp[rows[r]]);
+}
+
+/* ---- sorted rows ------------------------------------------------------------------------------
+ * Rows of at most 128 products: a group of G lanes per row. Staging: the group's lanes take
+ * the entries of the row of A (G at a time); a scan of B's row lengths numbers the products
+ * p = 0, 1, ... in the order of the row of A, and each lane writes the keys of its row of B to
+ * shared memory. Each lane then holds R keys (element e = lane * R + s, G * R >= products,
+ * unused ones = kNoKey) and the group sorts them with a bitonic network (in-register steps
+ * where the partner is in the same lane, shuffles otherwise), so equal columns end up side by
+ * side. Symbolic keys are columns and the first element of each run is counted. Numeric keys
+ * are column << kSortPBits | p, so a run lists its products in ascending p, i.e. ascending
+ * entry of A: the first lane of a run sums them in that order from 0.0 (in double, no fused
+ * multiply-add), as Gustavson does, and writes the entry at its rank (columns ascending). */
+constexpr uint32_t kNoKey = 0xffffffffu;
+
+constexpr int ilog2(int x) { return x <= 1 ? 0 : 1 + ilog2(x / 2); }
+
+/* lanes per row (G) and keys per lane (R) of sorted bin B: 8, 16, 32, 64, 128 products */
+template <int B> struct SortShape;
+template <> struct SortShape<0> { static constexpr int G = 4, R = 2; };
+template <> struct SortShape<1> { static constexpr int G = 4, R = 4; };
+template <> struct SortShape<2> { static constexpr int G = 8, R = 4; };
+template <> struct SortShape<3> { static constexpr int G = 8, R = 8; };
+template <> struct SortShape<4> { static constexpr int G = 16, R = 8; };
+static_assert(SortShape<kSortBins - 1>::G * SortShape<kSortBins - 1>::R == kSortMaxProducts,
+              "the last sorted bin holds the most products");
+
+template <int G, int R>
+__device__ __forceinline__ void group_bitonic(uint32_t (&v)[R], int lane, unsigned gmask) {
+#pragma unroll
+  for (int lk = 1; lk <= ilog2(G * R); lk++) {
+    const int k = 1 << lk;
+#pragma unroll
+    for (int lj = lk - 1; lj >= 0; lj--) {
+      const int j = 1 << lj;
+      if (j < R) { /* partner in the same lane */
+#pragma unroll
+        for (int s = 0; s < R; s++) {
+          if (s & j) continue;
+          const bool asc = ((lane * R + s) & k) == 0;
+          const uint32_t x = v[s], y = v[s | j];
+          const uint32_t lo = x < y ? x : y, hi = x < y ? y : x;
+          v[s] = asc ? lo : hi;
+          v[s | j] = asc ? hi : lo;
+        }
+      } else { /* partner lane ^ (j / R), same register */
+        const int lj2 = j / R;
+        const bool lower = (lane & lj2) == 0;
+#pragma unroll
+        for (int s = 0; s < R; s++) {
+          const bool asc = ((lane * R + s) & k) == 0;
+          const uint32_t y = __shfl_xor_sync(gmask, v[s], lj2, G);
+          v[s] = lower == asc ? (v[s] < y ? v[s] : y) : (v[s] < y ? y : v[s]);
+        }
+      }
+    }
+  }
+}
+
+/* Stages the keys of row i in keys[0 .. G * R) (NUM: products' values in vals[p]), then loads
+ * and sorts the lane's R keys. */
+template <typename T, int G, int R, bool NUM>
+__device__ __forceinline__ void
+sort_row(int32_t i, int lane, unsigned gmask, const int32_t *__restrict__ arp,
+         const int32_t *__restrict__ aci, const T *__restrict__ av, const int32_t *__restrict__ brp,
+         const int32_t *__restrict__ bci, const T *__restrict__ bv, uint32_t *keys, double *vals,
+         uint32_t (&key)[R]) {
+  const int32_t a0 = arp[i], a1 = arp[i + 1];
+  int32_t base = 0;
+  for (int32_t pc = a0; pc < a1; pc += G) {
+    int32_t bs = 0, bl = 0;
+    double a = 0.0;
+    if (pc + lane < a1) {
+      const int32_t k = aci[pc + lane];
+      bs = brp[k], bl = brp[k + 1] - bs;
+      if (NUM) a = (double)av[pc + lane];
+    }
+    int32_t inc = bl;
+#pragma unroll
+    for (int o = 1; o < G; o <<= 1) {
+      const int32_t y = __shfl_up_sync(gmask, inc, o, G);
+      if (lane >= o) inc += y;
+    }
+    uint32_t p = (uint32_t)(base + inc - bl);
+    for (int32_t q = bs; q < bs + bl; q++, p++) {
+      const uint32_t j = (uint32_t)bci[q];
+      if (NUM) {
+        vals[p] = __dmul_rn(a, (double)bv[q]);
+        keys[p] = j << kSortPBits | p;
+      } else {
+        keys[p] = j;
+      }
+    }
+    base += __shfl_sync(gmask, inc, G - 1, G);
+  }
+  for (int p = base + lane; p < G * R; p += G) keys[p] = kNoKey;
+  __syncwarp(gmask);
+#pragma unroll
+  for (int s = 0; s < R; s++) key[s] = keys[lane * R + s];
+  group_bitonic<G, R>(key, lane, gmask);
+}
+
+/* Bit s set: sorted element lane * R + s starts a run of equal keys >> SHIFT. */
+template <int G, int R, int SHIFT>
+__device__ __forceinline__ unsigned run_heads(const uint32_t (&key)[R], int lane, unsigned gmask) {
+  const uint32_t before = __shfl_up_sync(gmask, key[R - 1], 1, G);
+  unsigned h = 0;
+#pragma unroll
+  for (int s = 0; s < R; s++) {
+    const uint32_t prev = s ? key[s - 1] : before;
+    const bool first = lane == 0 && s == 0;
+    if (key[s] != kNoKey && (first || (key[s] >> SHIFT) != (prev >> SHIFT))) h |= 1u << s;
+  }
+  return h;
+}
+
+template <int G> __device__ __forceinline__ unsigned group_mask() {
+  return G == 32 ? 0xffffffffu : ((1u << G) - 1u) << (threadIdx.x & 31 & ~(G - 1));
+}
+
+template <int B>
+__global__ __launch_bounds__(kCta, 4) void sym_sort_kernel(
+    int32_t nrows, const int32_t *__restrict__ rows, const int32_t *__restrict__ arp,
+    const int32_t *__restrict__ aci, const int32_t *__restrict__ brp,
+    const int32_t *__restrict__ bci, int32_t *__restrict__ len) {
+  constexpr int G = SortShape<B>::G, R = SortShape<B>::R, groups = kCta / G;
+  __shared__ uint32_t s_keys[groups][G * R];
+  const int lane = threadIdx.x % G, g = threadIdx.x / G;
+  const unsigned gmask = group_mask<G>();
+  for (int64_t r = (int64_t)blockIdx.x * groups + g; r < nrows; r += (int64_t)gridDim.x * groups) {
+    const int32_t i = rows ? rows[r] : (int32_t)r;
+    uint32_t key[R];
+    sort_row<double, G, R, false>(i, lane, gmask, arp, aci, nullptr, brp, bci, nullptr, s_keys[g],
+                                  nullptr, key);
+    int c = __popc(run_heads<G, R, 0>(key, lane, gmask));
+#pragma unroll
+    for (int o = G / 2; o > 0; o >>= 1) c += __shfl_down_sync(gmask, c, o, G);
+    if (lane == 0) len[i] = c;
+    __syncwarp(gmask);
+  }
+}
+
+template <typename T, int B>
+__global__ __launch_bounds__(kCta, 4) void num_sort_kernel(
+    int32_t nrows, const int32_t *__restrict__ rows, const int32_t *__restrict__ arp,
+    const int32_t *__restrict__ aci, const T *__restrict__ av, const int32_t *__restrict__ brp,
+    const int32_t *__restrict__ bci, const T *__restrict__ bv, const int32_t *__restrict__ crp,
+    int32_t *__restrict__ cci, T *__restrict__ cv) {
+  constexpr int G = SortShape<B>::G, R = SortShape<B>::R, N = G * R, groups = kCta / G;
+  __shared__ double s_vals[groups][N];
+  __shared__ uint32_t s_keys[groups][N];
+  const int lane = threadIdx.x % G, g = threadIdx.x / G;
+  const unsigned gmask = group_mask<G>();
+  uint32_t *keys = s_keys[g];
+  const double *vals = s_vals[g];
+  for (int64_t r = (int64_t)blockIdx.x * groups + g; r < nrows; r += (int64_t)gridDim.x * groups) {
+    const int32_t i = rows ? rows[r] : (int32_t)r;
+    uint32_t key[R];
+    sort_row<T, G, R, true>(i, lane, gmask, arp, aci, av, brp, bci, bv, keys, s_vals[g], key);
+    const unsigned h = run_heads<G, R, kSortPBits>(key, lane, gmask);
+#pragma unroll
+    for (int s = 0; s < R; s++) keys[lane * R + s] = key[s]; /* each lane its own elements */
+    int below = __popc(h); /* heads of this lane and the ones below, then exclusive */
+#pragma unroll
+    for (int o = 1; o < G; o <<= 1) {
+      const int y = __shfl_up_sync(gmask, below, o, G);
+      if (lane >= o) below += y;
+    }
+    below -= __popc(h);
+    __syncwarp(gmask);
+    const int32_t c0 = crp[i];
+#pragma unroll
+    for (int s = 0; s < R; s++) {
+      if (!(h >> s & 1u)) continue;
+      const uint32_t col = key[s] >> kSortPBits;
+      double acc = 0.0;
+      for (int e = lane * R + s; e < N && keys[e] >> kSortPBits == col; e++)
+        acc = __dadd_rn(acc, vals[keys[e] & ((1u << kSortPBits) - 1u)]);
+      const int32_t o = c0 + below + __popc(h & ((1u << s) - 1u));
+      cci[o] = (int32_t)col;
+      cv[o] = (T)acc;
+    }
+    __syncwarp(gmask);
+  }
 }
 
 /* ---- symbolic: unique columns per row ------------------------------------------------------ */
@@ -170,13 +400,19 @@ __device__ __forceinline__ void set_row_bits(int32_t i, const int32_t *__restric
 
 /* Long rows: a CTA per row at a time, columns set in its bitmap (words of 32 columns), then
  * counted; the count pass clears the bitmap for the next row. */
+template <bool SMEM>
 __global__ __launch_bounds__(kCta) void sym_long_kernel(
     int32_t nrows, const int32_t *__restrict__ rows, int32_t nwords, unsigned *__restrict__ bitmaps,
     const int32_t *__restrict__ arp, const int32_t *__restrict__ aci,
     const int32_t *__restrict__ brp, const int32_t *__restrict__ bci, int32_t *__restrict__ len) {
   typedef cub::BlockReduce<int, kCta> Reduce;
   __shared__ typename Reduce::TempStorage tmp;
-  unsigned *bm = bitmaps + (size_t)blockIdx.x * nwords;
+  extern __shared__ unsigned sbm[];
+  unsigned *bm = SMEM ? sbm : bitmaps + (size_t)blockIdx.x * nwords;
+  if (SMEM) {
+    for (int32_t w = threadIdx.x; w < nwords; w += blockDim.x) bm[w] = 0u;
+    __syncthreads();
+  }
   for (int32_t r = blockIdx.x; r < nrows; r += gridDim.x) {
     const int32_t i = rows[r];
     set_row_bits(i, arp, aci, brp, bci, bm);
@@ -260,6 +496,7 @@ __global__ __launch_bounds__(kCta) void num_short_kernel(
 
 /* Long rows, columns: the bitmap is set again and read in word order (a CTA-wide scan of the
  * words' popcounts places each column), clearing it. */
+template <bool SMEM>
 __global__ __launch_bounds__(kCta) void cols_long_kernel(
     int32_t nrows, const int32_t *__restrict__ rows, int32_t nwords, unsigned *__restrict__ bitmaps,
     const int32_t *__restrict__ arp, const int32_t *__restrict__ aci,
@@ -267,7 +504,12 @@ __global__ __launch_bounds__(kCta) void cols_long_kernel(
     const int32_t *__restrict__ crp, int32_t *__restrict__ cci) {
   typedef cub::BlockScan<int, kCta> Scan;
   __shared__ typename Scan::TempStorage tmp;
-  unsigned *bm = bitmaps + (size_t)blockIdx.x * nwords;
+  extern __shared__ unsigned sbm[];
+  unsigned *bm = SMEM ? sbm : bitmaps + (size_t)blockIdx.x * nwords;
+  if (SMEM) {
+    for (int32_t w = threadIdx.x; w < nwords; w += blockDim.x) bm[w] = 0u;
+    __syncthreads();
+  }
   for (int32_t r = blockIdx.x; r < nrows; r += gridDim.x) {
     const int32_t i = rows[r];
     set_row_bits(i, arp, aci, brp, bci, bm);
@@ -322,6 +564,37 @@ __global__ __launch_bounds__(kCta) void num_long_kernel(
   }
 }
 
+/* Long rows, values, B of at most kDenseCols columns: the products are added (atomically) into
+ * a dense row of sums in shared memory indexed by column, read back at C's columns, which
+ * clears them for the next row. */
+template <typename T>
+__global__ __launch_bounds__(kCta) void num_long_dense_kernel(
+    int32_t nrows, const int32_t *__restrict__ rows, int32_t ncols, const int32_t *__restrict__ arp,
+    const int32_t *__restrict__ aci, const T *__restrict__ av, const int32_t *__restrict__ brp,
+    const int32_t *__restrict__ bci, const T *__restrict__ bv, const int32_t *__restrict__ crp,
+    const int32_t *__restrict__ cci, T *__restrict__ cv) {
+  extern __shared__ double acc[];
+  for (int32_t j = threadIdx.x; j < ncols; j += blockDim.x) acc[j] = 0.0;
+  __syncthreads();
+  for (int32_t r = blockIdx.x; r < nrows; r += gridDim.x) {
+    const int32_t i = rows[r];
+    for (int32_t p = arp[i] + (int32_t)(threadIdx.x >> 5); p < arp[i + 1]; p += kCta / 32) {
+      const int32_t k = aci[p];
+      const double a = (double)av[p];
+      for (int32_t q = brp[k] + (int32_t)(threadIdx.x & 31); q < brp[k + 1]; q += 32)
+        atomicAdd(&acc[bci[q]], __dmul_rn(a, (double)bv[q]));
+    }
+    __syncthreads();
+    const int32_t c0 = crp[i], len = crp[i + 1] - c0;
+    for (int32_t s = threadIdx.x; s < len; s += blockDim.x) {
+      const int32_t j = cci[c0 + s];
+      cv[c0 + s] = (T)acc[j];
+      acc[j] = 0.0;
+    }
+    __syncthreads();
+  }
+}
+
 /* ---- host side ------------------------------------------------------------------------------ */
 
 unsigned grid_of(int64_t n, int per) {
@@ -340,19 +613,9 @@ coal_status cuda_status(coal_ctx ctx, cudaError_t e, const char *what) {
 /* The product's device memory: from the context's stream-ordered pool (no device-wide wait
  * on release), counted in held / peak. */
 coal_status pool_alloc(coal_ctx ctx, size_t bytes, void **p) {
-  *p = NULL;
-  cudaMemPool_t pool = ctx->cuda->pool;
-  if (!pool) return coal_cuda_malloc(ctx, bytes, p);
-  return cuda_status(ctx, cudaMallocFromPoolAsync(p, bytes ? bytes : 256, pool, coal_stream(ctx)),
-                     "device memory");
+  return coal_cuda_pool_alloc(ctx, bytes, p);
 }
-void pool_free(coal_ctx ctx, void *p) {
-  if (!p) return;
-  if (!ctx->cuda->pool)
-    coal_cuda_free(p);
-  else if (cudaFreeAsync(p, coal_stream(ctx)) != cudaSuccess)
-    (void)cudaGetLastError();
-}
+void pool_free(coal_ctx ctx, void *p) { coal_cuda_pool_free(ctx, p); }
 coal_status ralloc(coal_ctx ctx, Rows *d, size_t bytes, void **p) {
   COAL_CALL(pool_alloc(ctx, bytes, p));
   d->held += bytes;
@@ -395,15 +658,14 @@ coal_status bin_rows(coal_ctx ctx, Rows *d, int32_t m, const int32_t *key, int32
   bin_count_kernel<<<nb, kCta, 0, s>>>(m, key, d->cta_cnt);
   LAUNCHED(ctx, "bin count");
   COAL_CALL(rscan(ctx, d, d->cta_cnt, d->cta_off, nc + 1));
-  /* bin b starts at cta_off[b * nb]; the last entry holds the total */
+  /* bin b starts at cta_off[b * nb]; the last entry holds the total. The fill kernel gathers
+   * them into cta_cnt (free after the scan), one copy brings them over. */
   int32_t *h = d->h_off;
-  for (int b = 0; b <= kBins; b++)
-    COAL_CALL(cuda_status(ctx,
-                          cudaMemcpyAsync(h + b, d->cta_off + (size_t)b * nb, sizeof(int32_t),
-                                          cudaMemcpyDeviceToHost, s),
-                          "bin offsets"));
-  bin_fill_kernel<<<nb, kCta, 0, s>>>(m, key, d->cta_off, rows);
+  bin_fill_kernel<<<nb, kCta, 0, s>>>(m, key, d->cta_off, rows, d->cta_cnt);
   LAUNCHED(ctx, "bin fill");
+  COAL_CALL(cuda_status(
+      ctx, cudaMemcpyAsync(h, d->cta_cnt, sizeof(int32_t) * (kBins + 1), cudaMemcpyDeviceToHost, s),
+      "bin offsets"));
   COAL_CALL(cuda_status(ctx, cudaStreamSynchronize(s), "bin offsets"));
   for (int b = 0; b < kBins; b++) counts[b] = h[b + 1] - h[b];
   return COAL_SUCCESS;
@@ -450,16 +712,49 @@ int lanes_for(const Rows *d, int ts) {
   return d->lanes;
 }
 
+template <int B>
+coal_status launch_sym_sort(coal_ctx ctx, int32_t n, const int32_t *rows, const Rows *d,
+                            int32_t *len) {
+  sym_sort_kernel<B><<<grid_of(n, kCta / SortShape<B>::G), kCta, 0, coal_stream(ctx)>>>(
+      n, rows, d->arp, d->aci, d->brp, d->bci, len);
+  LAUNCHED(ctx, "symbolic (sorted rows)");
+  return COAL_SUCCESS;
+}
+
+template <typename T, int B>
+coal_status launch_num_sort(coal_ctx ctx, int32_t n, const int32_t *rows, const Rows *d,
+                            const int32_t *crp, int32_t *cci, void *cv) {
+  num_sort_kernel<T, B><<<grid_of(n, kCta / SortShape<B>::G), kCta, 0, coal_stream(ctx)>>>(
+      n, rows, d->arp, d->aci, (const T *)d->av, d->brp, d->bci, (const T *)d->bv, crp, cci,
+      (T *)cv);
+  LAUNCHED(ctx, "numeric (sorted rows)");
+  return COAL_SUCCESS;
+}
+
 coal_status sym_bin(coal_ctx ctx, Rows *d, int b, int32_t n, const int32_t *rows, int32_t *len) {
   if (!n) return COAL_SUCCESS;
+  switch (b) {
+  case 0: return launch_sym_sort<0>(ctx, n, rows, d, len);
+  case 1: return launch_sym_sort<1>(ctx, n, rows, d, len);
+  case 2: return launch_sym_sort<2>(ctx, n, rows, d, len);
+  case 3: return launch_sym_sort<3>(ctx, n, rows, d, len);
+  case 4: return launch_sym_sort<4>(ctx, n, rows, d, len);
+  default: break;
+  }
+  static_assert(kSortBins == 5, "sorted bins");
   if (b == kLongBin) {
-    const unsigned g = (unsigned)(n < kLongSlots ? n : kLongSlots);
-    sym_long_kernel<<<g, kCta, 0, coal_stream(ctx)>>>(n, rows, d->nwords, d->bitmaps, d->arp,
-                                                      d->aci, d->brp, d->bci, len);
+    if (d->nwords <= kSmemBitmapWords)
+      sym_long_kernel<true>
+          <<<(unsigned)(n < kLongCtas ? n : kLongCtas), kCta, sizeof(unsigned) * (size_t)d->nwords,
+             coal_stream(ctx)>>>(n, rows, d->nwords, NULL, d->arp, d->aci, d->brp, d->bci, len);
+    else
+      sym_long_kernel<false>
+          <<<(unsigned)(n < kLongSlots ? n : kLongSlots), kCta, 0, coal_stream(ctx)>>>(
+              n, rows, d->nwords, d->bitmaps, d->arp, d->aci, d->brp, d->bci, len);
     LAUNCHED(ctx, "symbolic (long rows)");
     return COAL_SUCCESS;
   }
-  const int ts = kMinTable << b;
+  const int ts = kMinTable << (b - kSortBins);
   switch (lanes_for(d, ts)) {
   case 4: return launch_sym<4>(ctx, n, rows, ts, d, len);
   case 8: return launch_sym<8>(ctx, n, rows, ts, d, len);
@@ -472,27 +767,59 @@ template <typename T>
 coal_status num_bin(coal_ctx ctx, Rows *d, int b, int32_t n, const int32_t *rows,
                     const int32_t *crp, int32_t *cci, void *cv, int cols_long) {
   if (!n) return COAL_SUCCESS;
+  switch (b) {
+  case 0: return launch_num_sort<T, 0>(ctx, n, rows, d, crp, cci, cv);
+  case 1: return launch_num_sort<T, 1>(ctx, n, rows, d, crp, cci, cv);
+  case 2: return launch_num_sort<T, 2>(ctx, n, rows, d, crp, cci, cv);
+  case 3: return launch_num_sort<T, 3>(ctx, n, rows, d, crp, cci, cv);
+  case 4: return launch_num_sort<T, 4>(ctx, n, rows, d, crp, cci, cv);
+  default: break;
+  }
   cudaStream_t s = coal_stream(ctx);
   if (b == kLongBin) {
     const unsigned g = (unsigned)(n < kLongSlots ? n : kLongSlots);
-    if (cols_long) {
-      cols_long_kernel<<<g, kCta, 0, s>>>(n, rows, d->nwords, d->bitmaps, d->arp, d->aci, d->brp,
-                                          d->bci, crp, cci);
+    const unsigned gs = (unsigned)(n < kLongCtas ? n : kLongCtas);
+    if (cols_long && d->nwords <= kSmemBitmapWords) {
+      cols_long_kernel<true><<<gs, kCta, sizeof(unsigned) * (size_t)d->nwords, s>>>(
+          n, rows, d->nwords, NULL, d->arp, d->aci, d->brp, d->bci, crp, cci);
+      LAUNCHED(ctx, "columns (long rows)");
+    } else if (cols_long) {
+      cols_long_kernel<false><<<g, kCta, 0, s>>>(n, rows, d->nwords, d->bitmaps, d->arp, d->aci,
+                                                 d->brp, d->bci, crp, cci);
       LAUNCHED(ctx, "columns (long rows)");
     }
-    num_long_kernel<T><<<g, kCta, 0, s>>>(n, rows, d->arp, d->aci, (const T *)d->av, d->brp, d->bci,
-                                          (const T *)d->bv, crp, cci, d->scratch, d->scratch_len,
-                                          (T *)cv);
+    if (d->ncols <= kDenseCols) {
+      const size_t sm = sizeof(double) * (size_t)d->ncols;
+      COAL_CALL(cuda_status(ctx,
+                            cudaFuncSetAttribute(num_long_dense_kernel<T>,
+                                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 (int)(sm > 48 * 1024 ? sm : 48 * 1024)),
+                            "numeric (long rows)"));
+      num_long_dense_kernel<T><<<gs, kCta, sm, s>>>(n, rows, d->ncols, d->arp, d->aci,
+                                                    (const T *)d->av, d->brp, d->bci,
+                                                    (const T *)d->bv, crp, cci, (T *)cv);
+    } else {
+      num_long_kernel<T><<<g, kCta, 0, s>>>(n, rows, d->arp, d->aci, (const T *)d->av, d->brp,
+                                            d->bci, (const T *)d->bv, crp, cci, d->scratch,
+                                            d->scratch_len, (T *)cv);
+    }
     LAUNCHED(ctx, "numeric (long rows)");
     return COAL_SUCCESS;
   }
-  const int ts = kMinTable << b;
+  const int ts = kMinTable << (b - kSortBins);
   switch (lanes_for(d, ts)) {
   case 4: return launch_num<T, 4>(ctx, n, rows, ts, d, crp, cci, cv);
   case 8: return launch_num<T, 8>(ctx, n, rows, ts, d, crp, cci, cv);
   case 16: return launch_num<T, 16>(ctx, n, rows, ts, d, crp, cci, cv);
   default: return launch_num<T, 32>(ctx, n, rows, ts, d, crp, cci, cv);
   }
+}
+
+/* The long rows' bitmaps in global memory (kLongSlots of them), zeroed. */
+coal_status global_bitmaps(coal_ctx ctx, Rows *d) {
+  const size_t bytes = sizeof(unsigned) * (size_t)d->nwords * kLongSlots;
+  COAL_CALL(ralloc(ctx, d, bytes, (void **)&d->bitmaps));
+  return cuda_status(ctx, cudaMemsetAsync(d->bitmaps, 0, bytes, coal_stream(ctx)), "bitmaps");
 }
 
 /* Current device CSR of A and B into d. */
@@ -526,6 +853,12 @@ coal_status numeric_pass(coal_spgemm p, Rows *d, int cols_long) {
 
 } // namespace
 
+void (*coal_spgemm_rows_trace)(coal_ctx ctx, const char *phase) = NULL;
+#define TRACE(ctx, what)                                                                           \
+  do {                                                                                             \
+    if (coal_spgemm_rows_trace) coal_spgemm_rows_trace((ctx), (what));                             \
+  } while (0)
+
 void coal_spgemm_rows_release(coal_spgemm p) {
   Rows *d = (Rows *)p->dev;
   if (!d) return;
@@ -549,6 +882,8 @@ coal_status coal_spgemm_rows_symbolic(coal_spgemm p) {
   d->lanes = 4;
   while (d->lanes < 32 && d->lanes < mean) d->lanes *= 2;
   d->nwords = (B->ncols + 31) / 32;
+  d->ncols = B->ncols;
+  const int global_bits = d->nwords > kSmemBitmapWords; /* long rows' bitmaps in global memory */
   cudaStream_t s = coal_stream(ctx);
   const size_t m1 = (size_t)m + 1, nb = grid_of(m, kCta);
   int32_t *ub = NULL, *rows = NULL, *len = NULL;
@@ -571,22 +906,15 @@ coal_status coal_spgemm_rows_symbolic(coal_spgemm p) {
   COAL_CALL(ralloc(ctx, d, sizeof(int32_t) * m1, (void **)&ub));
   COAL_CALL_GOTO(st, ralloc(ctx, d, sizeof(int32_t) * m1, (void **)&rows), done);
   COAL_CALL_GOTO(st, ralloc(ctx, d, sizeof(int32_t) * m1, (void **)&len), done);
-  ub_kernel<<<grid_of(m, kCta), kCta, 0, s>>>(m, d->arp, d->aci, d->brp, ub);
+  TRACE(ctx, "setup");
+  ub_kernel<<<grid_of(m, kCta), kCta, 0, s>>>(m, d->arp, d->aci, d->brp,
+                                              B->ncols <= (1 << kSortColBits), ub);
   COAL_CALL_GOTO(st, cuda_status(ctx, cudaGetLastError(), "products per row"), done);
   int32_t cnt[kBins];
+  TRACE(ctx, "products");
   COAL_CALL_GOTO(st, bin_rows(ctx, d, m, ub, rows, cnt), done);
-  if (cnt[kLongBin])
-    COAL_CALL_GOTO(
-        st, ralloc(ctx, d, sizeof(unsigned) * (size_t)d->nwords * kLongSlots, (void **)&d->bitmaps),
-        done);
-  if (cnt[kLongBin])
-    COAL_CALL_GOTO(
-        st,
-        cuda_status(
-            ctx,
-            cudaMemsetAsync(d->bitmaps, 0, sizeof(unsigned) * (size_t)d->nwords * kLongSlots, s),
-            "bitmaps"),
-        done);
+  TRACE(ctx, "bins");
+  if (cnt[kLongBin] && global_bits) COAL_CALL_GOTO(st, global_bitmaps(ctx, d), done);
   {
     int32_t off = 0;
     for (int b = 0; b < kBins; b++) {
@@ -596,11 +924,13 @@ coal_status coal_spgemm_rows_symbolic(coal_spgemm p) {
       off += cnt[b];
     }
   }
+  TRACE(ctx, "symbolic");
   /* C's row offsets; nnz(C) and the numeric bins (by row length) */
   {
     struct coal_mat_cuda *c = NULL;
     COAL_CALL_GOTO(st, coal_calloc(ctx, sizeof *c, (void **)&c), done);
-    st = coal_cuda_malloc(ctx, sizeof(int32_t) * m1, (void **)&c->rowptr);
+    c->pooled = ctx->cuda->pool != NULL; /* no device-wide wait when C goes */
+    st = pool_alloc(ctx, sizeof(int32_t) * m1, (void **)&c->rowptr);
     if (st == COAL_SUCCESS)
       st = cuda_status(ctx, cudaMemsetAsync(len + m, 0, sizeof(int32_t), s), "row lengths");
     if (st == COAL_SUCCESS) st = rscan(ctx, d, len, c->rowptr, (int64_t)m1);
@@ -613,19 +943,32 @@ coal_status coal_spgemm_rows_symbolic(coal_spgemm p) {
     if (st == COAL_SUCCESS && nnz < 0)
       st = COAL_ERROR(ctx, COAL_ERR_OVERFLOW,
                       "the product has more than 2^31-1 nonzeros (32-bit offsets)");
+    TRACE(ctx, "offsets");
     if (st == COAL_SUCCESS)
-      st = coal_cuda_malloc(ctx, sizeof(int32_t) * (size_t)nnz, (void **)&c->colind);
+      st = pool_alloc(ctx, sizeof(int32_t) * (size_t)nnz, (void **)&c->colind);
     if (st == COAL_SUCCESS)
-      st = coal_cuda_malloc(ctx, coal_dtype_size(A->dtype) * (size_t)nnz, &c->values);
+      st = pool_alloc(ctx, coal_dtype_size(A->dtype) * (size_t)nnz, &c->values);
     if (st != COAL_SUCCESS) {
-      coal_cuda_free(c->rowptr), coal_cuda_free(c->colind), coal_cuda_free(c->values);
+      pool_free(ctx, c->rowptr), pool_free(ctx, c->colind), pool_free(ctx, c->values);
       coal_free(c);
       goto done;
     }
     COAL_CALL_GOTO(st, coal_mat_wrap_device(ctx, m, B->ncols, nnz, A->dtype, c, &p->C), done);
   }
-  /* numeric bins: by C's row length (len still holds it) */
-  COAL_CALL_GOTO(st, bin_rows(ctx, d, m, len, rows, d->num_count), done);
+  TRACE(ctx, "C allocated");
+  /* numeric bins: sorted rows stay in theirs, the others go by C's row length (len still holds
+   * it); when every row is sorted the symbolic bins are the numeric ones */
+  {
+    int hashed = 0;
+    for (int b = kSortBins; b < kBins; b++) hashed |= cnt[b] != 0;
+    if (hashed) {
+      num_key_kernel<<<grid_of(m, kCta), kCta, 0, s>>>(m, len, ub);
+      COAL_CALL_GOTO(st, cuda_status(ctx, cudaGetLastError(), "numeric bins"), done);
+      COAL_CALL_GOTO(st, bin_rows(ctx, d, m, ub, rows, d->num_count), done);
+    } else {
+      memcpy(d->num_count, cnt, sizeof cnt);
+    }
+  }
   {
     int single = 0;
     for (int b = 0; b < kLongBin; b++) single |= d->num_count[b] == m;
@@ -634,7 +977,9 @@ coal_status coal_spgemm_rows_symbolic(coal_spgemm p) {
       d->num_rows_bytes = sizeof(int32_t) * m1;
     }
   }
-  if (d->num_count[kLongBin]) {
+  if (d->num_count[kLongBin] && global_bits && !d->bitmaps)
+    COAL_CALL_GOTO(st, global_bitmaps(ctx, d), done);
+  if (d->num_count[kLongBin] && d->ncols > kDenseCols) {
     /* scratch: kLongSlots rows of the longest long row */
     int32_t longest = 0;
     {
@@ -656,20 +1001,8 @@ coal_status coal_spgemm_rows_symbolic(coal_spgemm p) {
     COAL_CALL_GOTO(
         st, ralloc(ctx, d, sizeof(double) * (size_t)longest * kLongSlots, (void **)&d->scratch),
         done);
-    if (!d->bitmaps) {
-      COAL_CALL_GOTO(
-          st,
-          ralloc(ctx, d, sizeof(unsigned) * (size_t)d->nwords * kLongSlots, (void **)&d->bitmaps),
-          done);
-      COAL_CALL_GOTO(
-          st,
-          cuda_status(
-              ctx,
-              cudaMemsetAsync(d->bitmaps, 0, sizeof(unsigned) * (size_t)d->nwords * kLongSlots, s),
-              "bitmaps"),
-          done);
-    }
   }
+  TRACE(ctx, "numeric bins");
   d->first = 1;
   p->stats.temp_bytes = d->peak;
 done:
@@ -705,13 +1038,12 @@ static coal_status transpose_into(coal_mat P, struct coal_mat_cuda *t) {
                                          t->colind, dt, CUSPARSE_ACTION_NUMERIC,
                                          CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, &bytes));
   void *buf = NULL;
-  COAL_CALL(coal_cuda_malloc(ctx, bytes, &buf));
+  COAL_CALL(coal_cuda_pool_alloc(ctx, bytes, &buf));
   cusparseStatus_t cs =
       cusparseCsr2cscEx2(ctx->cuda->sparse, P->nrows, P->ncols, (int)P->nnz, pd->values, pd->rowptr,
                          pd->colind, t->values, t->rowptr, t->colind, dt, CUSPARSE_ACTION_NUMERIC,
                          CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, buf);
-  /* the buffer is freed in stream order after the call (cudaFree waits for the device) */
-  coal_cuda_free(buf);
+  coal_cuda_pool_free(ctx, buf); /* in stream order, after the call */
   COAL_CHECK(ctx, cs == CUSPARSE_STATUS_SUCCESS, COAL_ERR_CUDA, "cusparseCsr2cscEx2: %s",
              cusparseGetErrorString(cs));
   return COAL_SUCCESS;
@@ -722,15 +1054,17 @@ coal_status coal_spgemm_cuda_transpose(coal_mat P, coal_mat *Pt) {
   *Pt = NULL;
   struct coal_mat_cuda *t = NULL;
   COAL_CALL(coal_calloc(ctx, sizeof *t, (void **)&t));
+  t->pooled = ctx->cuda->pool != NULL;
   coal_status st =
-      coal_cuda_malloc(ctx, sizeof(int32_t) * ((size_t)P->ncols + 1), (void **)&t->rowptr);
+      coal_cuda_pool_alloc(ctx, sizeof(int32_t) * ((size_t)P->ncols + 1), (void **)&t->rowptr);
   if (st == COAL_SUCCESS)
-    st = coal_cuda_malloc(ctx, sizeof(int32_t) * (size_t)P->nnz, (void **)&t->colind);
+    st = coal_cuda_pool_alloc(ctx, sizeof(int32_t) * (size_t)P->nnz, (void **)&t->colind);
   if (st == COAL_SUCCESS)
-    st = coal_cuda_malloc(ctx, coal_dtype_size(P->dtype) * (size_t)P->nnz, &t->values);
+    st = coal_cuda_pool_alloc(ctx, coal_dtype_size(P->dtype) * (size_t)P->nnz, &t->values);
   if (st == COAL_SUCCESS) st = transpose_into(P, t);
   if (st != COAL_SUCCESS) {
-    coal_cuda_free(t->rowptr), coal_cuda_free(t->colind), coal_cuda_free(t->values);
+    coal_cuda_pool_free(ctx, t->rowptr), coal_cuda_pool_free(ctx, t->colind);
+    coal_cuda_pool_free(ctx, t->values);
     coal_free(t);
     return st;
   }

@@ -12,11 +12,13 @@ struct Rows {
   /* operands' device CSR (refreshed before each pass) */
   const int32_t *arp, *aci, *brp, *bci;
   const void *av, *bv;
-  int lanes;            /* lanes per row group of the small tables: 4..32 */
-  int first;            /* the next numeric is the first: it also writes C's columns */
-  int32_t num_count[9]; /* rows per numeric bin (tables of 16..2048 slots, then long rows) */
-  int32_t *num_rows;    /* rows in bin order, NULL when every row is in one short bin */
+  int lanes;             /* lanes per row group of the small tables: 4..32 */
+  int first;             /* the next numeric is the first: it also writes C's columns */
+  int32_t num_count[14]; /* rows per numeric bin (sorted rows of 8 .. 128 products,
+                          * hash tables of 16..2048 slots, then long rows) */
+  int32_t *num_rows;     /* rows in bin order, NULL when every row is in one short bin */
   size_t num_rows_bytes;
+  int32_t ncols;     /* columns of B (and C) */
   int32_t nwords;    /* words of a long-row bitmap: ceil(ncols(B) / 32) */
   unsigned *bitmaps; /* [kLongSlots x nwords], zero between uses */
   double *scratch;   /* [kLongSlots x scratch_len] long-row accumulators */
