@@ -471,7 +471,9 @@ __global__ __launch_bounds__(kCta) void num_short_kernel(
         __syncwarp(gmask);
       }
     }
-    /* compact the keys (ballot order), then write each entry at the rank of its key */
+    /* compact the keys (ballot order), sort them (bitonic network in shared memory over the
+     * next power of two, padded with INT32_MAX; at most ts / 2 since the table is at most half
+     * full), then write the entries in column order, each value found by its key's probe */
     int nnz = 0;
     for (int base = 0; base < ts; base += G) {
       const bool occ = base + lane < ts && keys[base + lane] != kEmpty; /* G may exceed ts */
@@ -480,15 +482,27 @@ __global__ __launch_bounds__(kCta) void num_short_kernel(
       if (occ) ckeys[nnz + __popc(m & ((1u << lane) - 1u))] = keys[base + lane];
       nnz += __popc(m);
     }
+    int np = 1;
+    while (np < nnz) np *= 2;
+    for (int t = nnz + lane; t < np; t += G) ckeys[t] = INT32_MAX;
     __syncwarp(gmask);
+    for (int k = 2; k <= np; k *= 2) {
+      for (int j = k / 2; j > 0; j /= 2) {
+        for (int t = lane; t < np / 2; t += G) {
+          const int lo = 2 * t - (t & (j - 1)), hi = lo + j; /* lo has bit j clear */
+          const int x = ckeys[lo], y = ckeys[hi];
+          if ((x > y) == ((lo & k) == 0)) ckeys[lo] = y, ckeys[hi] = x;
+        }
+        __syncwarp(gmask);
+      }
+    }
     const int32_t c0 = crp[i];
-    for (int s = lane; s < ts; s += G) {
-      const int j = keys[s];
-      if (j == kEmpty) continue;
-      int rank = 0;
-      for (int t = 0; t < nnz; t++) rank += ckeys[t] < j;
-      cci[c0 + rank] = j;
-      cv[c0 + rank] = (T)vals[s];
+    for (int t = lane; t < nnz; t += G) {
+      const int j = ckeys[t];
+      unsigned s = hash_of(j, ts);
+      while (keys[s] != j) s = (s + 1) & (unsigned)(ts - 1);
+      cci[c0 + t] = j;
+      cv[c0 + t] = (T)vals[s];
     }
     __syncwarp(gmask);
   }
