@@ -459,14 +459,26 @@ __global__ __launch_bounds__(kCta) void num_short_kernel(
         bs = brp[k], be = brp[k + 1], a = (double)av[pc + lane];
       }
       const int n = a1 - pc < G ? a1 - pc : G;
+      /* the first G entries of the row of B of entry e + 1 are loaded while entry e is added
+       * (the steps are serial: one latency per step otherwise) */
+      int32_t s0n = __shfl_sync(gmask, bs, 0, G), s1n = __shfl_sync(gmask, be, 0, G);
+      int32_t jn = 0;
+      double bn = 0.0;
+      if (s0n + lane < s1n) jn = bci[s0n + lane], bn = (double)bv[s0n + lane];
       for (int e = 0; e < n; e++) {
-        const int32_t s0 = __shfl_sync(gmask, bs, e, G), s1 = __shfl_sync(gmask, be, e, G);
-        const double ae = __shfl_sync(gmask, a, e, G);
+        const int32_t s0 = s0n, s1 = s1n, jc = jn;
+        const double ae = __shfl_sync(gmask, a, e, G), bc = bn;
+        if (e + 1 < n) {
+          s0n = __shfl_sync(gmask, bs, e + 1, G), s1n = __shfl_sync(gmask, be, e + 1, G);
+          if (s0n + lane < s1n) jn = bci[s0n + lane], bn = (double)bv[s0n + lane];
+        }
         for (int32_t q = s0 + lane; q < s1; q += G) {
           bool fresh;
-          const int s = insert(keys, ts, bci[q], &fresh);
-          const double prod = __dmul_rn(ae, (double)bv[q]);
-          vals[s] = fresh ? prod : __dadd_rn(vals[s], prod); /* fresh: 0 + prod, exactly */
+          const int32_t j = q == s0 + lane ? jc : bci[q];
+          const double b = q == s0 + lane ? bc : (double)bv[q];
+          const int s = insert(keys, ts, j, &fresh);
+          /* from 0.0 when fresh, as Gustavson's accumulator */
+          vals[s] = __dadd_rn(fresh ? 0.0 : vals[s], __dmul_rn(ae, b));
         }
         __syncwarp(gmask);
       }
@@ -721,8 +733,10 @@ coal_status launch_num(coal_ctx ctx, int32_t n, const int32_t *rows, int ts, con
   return COAL_SUCCESS;
 }
 
+/* Lanes of a hash group: a warp from 128 slots on (the steps over the row of A are serial, so
+ * the row of B is taken G entries at a time), else by the mean length of B's rows. */
 int lanes_for(const Rows *d, int ts) {
-  if (ts > 256) return 32;
+  if (ts >= 128) return 32;
   return d->lanes;
 }
 
