@@ -482,6 +482,26 @@ int main(void) {
     }
     if (!quick) check_shared(hc, dc);
   }
+  /* COALESCE_POOL_KEEP_MB, the cache of the context's memory pool (where the products' results
+   * live): a bad value is refused when the context is made; with 0 (nothing cached, the pool
+   * gives memory back at every wait) products still come out right */
+  {
+    coal_ctx c0 = NULL;
+    setenv("COALESCE_POOL_KEEP_MB", "lots", 1);
+    CHECK_ERR(NULL, coal_ctx_create(COAL_BACKEND_CUDA, &c0), COAL_ERR_ARG);
+    CHECK(c0 == NULL, "a context despite COALESCE_POOL_KEEP_MB=lots");
+    coal_ctx_destroy(&c0);
+    setenv("COALESCE_POOL_KEEP_MB", "0", 1);
+    CHECK_OK(NULL, coal_ctx_create(COAL_BACKEND_CUDA, &c0));
+    unsetenv("COALESCE_POOL_KEEP_MB");
+    coal_mat L = NULL;
+    CHECK_OK(hc, coal_gen_laplace3d(hc, 12, 11, 10, 7, COAL_F64, &L));
+    coal_mat Ld = L && c0 ? on_ctx(L, c0) : NULL;
+    algo = COAL_SPGEMM_ROWS;
+    for (int rep = 0; rep < 2 && Ld; rep++) check_pair(L, L, Ld, Ld, "pool keeping nothing");
+    coal_mat_destroy(&L), coal_mat_destroy(&Ld);
+    coal_ctx_destroy(&c0);
+  }
   /* operands on different contexts */
   {
     coal_mat A = NULL, Ad = NULL, C = NULL;
