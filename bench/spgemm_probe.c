@@ -3,7 +3,7 @@
  * `coalesce bench spgemm` (3 x 3 x 3 nodes per aggregate). Each case is timed whole with CUDA
  * events (coal_bench_time: median of reps, create + destroy of the product and of C, as the
  * benchmark times it), then its pieces (P^T, A*P, P^T*(AP), numeric-only), then once with the
- * symbolic pass's phase hook (coal_spgemm_rows_trace: a stream wait and a clock at each phase
+ * symbolic pass's phase hook (coal_spgemm_rows_set_trace: a stream wait and a clock at each phase
  * boundary, so these phases add up to more than the untraced run).
  *
  *   spgemm_probe [N] [ptap]   grid N^3 (default 128); ptap: the P^T A P pieces only
@@ -70,13 +70,13 @@ static void time_case(probe *a, const char *name) {
   coal_spgemm_destroy(&a->prod);
   coal_mat_destroy(&C);
   if (a->type == COAL_PRODUCT_AB) { /* one traced run */
-    coal_spgemm_rows_trace = trace;
+    (void)coal_spgemm_rows_set_trace(a->ctx, trace);
     (void)coal_ctx_sync(a->ctx);
     t_last = now();
     coal_spgemm p = NULL;
     if (coal_spgemm_create_algo(a->type, a->A, a->B, COAL_SPGEMM_ROWS, &p, &C) == COAL_SUCCESS)
       trace(a->ctx, "numeric");
-    coal_spgemm_rows_trace = NULL;
+    (void)coal_spgemm_rows_set_trace(a->ctx, NULL);
     const double t0 = now();
     coal_spgemm_destroy(&p);
     coal_mat_destroy(&C);

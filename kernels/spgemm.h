@@ -140,10 +140,10 @@ void coal_spgemm_rows_host_release(coal_spgemm p);
 coal_status coal_spgemm_rows_symbolic(coal_spgemm p);
 coal_status coal_spgemm_rows_numeric(coal_spgemm p);
 void coal_spgemm_rows_release(coal_spgemm p);
-/* Probe hook (bench/spgemm_probe.c): when set, called with a phase name at each phase boundary
- * of coal_spgemm_rows_symbolic (the probe waits for the stream and reads a clock). NULL
- * otherwise; nothing else sets it. */
-extern void (*coal_spgemm_rows_trace)(coal_ctx ctx, const char *phase);
+/* Probe hook (bench/spgemm_probe.c): fn (NULL: none) is called with a phase name at each phase
+ * boundary of the row-wise symbolic pass on ctx, a CUDA context (COAL_ERR_ARG otherwise;
+ * COAL_ERR_NOT_COMPILED without CUDA). */
+coal_status coal_spgemm_rows_set_trace(coal_ctx ctx, void (*fn)(coal_ctx ctx, const char *phase));
 /* P^T of a CUDA-context matrix made on the GPU (cuSPARSE csr2csc), a device-only matrix, and
  * its values recomputed after P's values changed (structure kept). */
 coal_status coal_spgemm_cuda_transpose(coal_mat P, coal_mat *Pt);

@@ -209,6 +209,18 @@ __device__ __forceinline__ void set_row_bits(int32_t i, const int32_t *__restric
   }
 }
 
+/* The CTA's bitmap of a long row: in shared memory (dynamic, zeroed here) or its slot of the
+ * global bitmaps (zero between uses). */
+template <bool SMEM>
+__device__ __forceinline__ unsigned *long_bitmap(unsigned *bitmaps, int32_t nwords) {
+  extern __shared__ unsigned sbm[];
+  if (SMEM) {
+    for (int32_t w = threadIdx.x; w < nwords; w += blockDim.x) sbm[w] = 0u;
+    __syncthreads();
+  }
+  return SMEM ? sbm : bitmaps + (size_t)blockIdx.x * nwords;
+}
+
 /* Long rows: a CTA per row at a time, columns set in its bitmap (words of 32 columns), then
  * counted; the count pass clears the bitmap for the next row. */
 template <bool SMEM>
@@ -218,12 +230,7 @@ __global__ __launch_bounds__(kCta) void sym_long_kernel(
     const int32_t *__restrict__ brp, const int32_t *__restrict__ bci, int32_t *__restrict__ len) {
   typedef cub::BlockReduce<int, kCta> Reduce;
   __shared__ typename Reduce::TempStorage tmp;
-  extern __shared__ unsigned sbm[];
-  unsigned *bm = SMEM ? sbm : bitmaps + (size_t)blockIdx.x * nwords;
-  if (SMEM) {
-    for (int32_t w = threadIdx.x; w < nwords; w += blockDim.x) bm[w] = 0u;
-    __syncthreads();
-  }
+  unsigned *bm = long_bitmap<SMEM>(bitmaps, nwords);
   for (int32_t r = blockIdx.x; r < nrows; r += gridDim.x) {
     const int32_t i = rows[r];
     set_row_bits(i, arp, aci, brp, bci, bm);
@@ -341,12 +348,7 @@ __global__ __launch_bounds__(kCta) void cols_long_kernel(
     const int32_t *__restrict__ crp, int32_t *__restrict__ cci) {
   typedef cub::BlockScan<int, kCta> Scan;
   __shared__ typename Scan::TempStorage tmp;
-  extern __shared__ unsigned sbm[];
-  unsigned *bm = SMEM ? sbm : bitmaps + (size_t)blockIdx.x * nwords;
-  if (SMEM) {
-    for (int32_t w = threadIdx.x; w < nwords; w += blockDim.x) bm[w] = 0u;
-    __syncthreads();
-  }
+  unsigned *bm = long_bitmap<SMEM>(bitmaps, nwords);
   for (int32_t r = blockIdx.x; r < nrows; r += gridDim.x) {
     const int32_t i = rows[r];
     set_row_bits(i, arp, aci, brp, bci, bm);
@@ -449,19 +451,15 @@ coal_status cuda_status(coal_ctx ctx, cudaError_t e, const char *what) {
 
 /* The product's device memory: from the context's stream-ordered pool (no device-wide wait
  * on release), counted in held / peak. */
-coal_status pool_alloc(coal_ctx ctx, size_t bytes, void **p) {
-  return coal_cuda_pool_alloc(ctx, bytes, p);
-}
-void pool_free(coal_ctx ctx, void *p) { coal_cuda_pool_free(ctx, p); }
 coal_status ralloc(coal_ctx ctx, Rows *d, size_t bytes, void **p) {
-  COAL_CALL(pool_alloc(ctx, bytes, p));
+  COAL_CALL(coal_cuda_pool_alloc(ctx, bytes, p));
   d->held += bytes;
   if (d->held > d->peak) d->peak = d->held;
   return COAL_SUCCESS;
 }
 void rfree(coal_ctx ctx, Rows *d, void **p, size_t bytes) {
   if (!*p) return;
-  pool_free(ctx, *p);
+  coal_cuda_pool_free(ctx, *p);
   *p = NULL;
   d->held -= bytes < d->held ? bytes : d->held;
 }
@@ -692,18 +690,26 @@ coal_status numeric_pass(coal_spgemm p, Rows *d, int cols_long) {
 
 } // namespace
 
-void (*coal_spgemm_rows_trace)(coal_ctx ctx, const char *phase) = NULL;
+coal_status coal_spgemm_rows_set_trace(coal_ctx ctx, void (*fn)(coal_ctx, const char *)) {
+  COAL_CHECK(ctx, ctx && ctx->backend == COAL_BACKEND_CUDA && ctx->cuda, COAL_ERR_ARG,
+             "the SpGEMM trace needs a CUDA context");
+  ctx->cuda->spgemm_trace = fn;
+  return COAL_SUCCESS;
+}
+
 #define TRACE(ctx, what)                                                                           \
   do {                                                                                             \
-    if (coal_spgemm_rows_trace) coal_spgemm_rows_trace((ctx), (what));                             \
+    if ((ctx)->cuda->spgemm_trace) (ctx)->cuda->spgemm_trace((ctx), (what));                       \
   } while (0)
 
 void coal_spgemm_rows_release(coal_spgemm p) {
   Rows *d = (Rows *)p->dev;
   if (!d) return;
   coal_ctx ctx = p->ctx;
-  pool_free(ctx, d->num_rows), pool_free(ctx, d->bitmaps), pool_free(ctx, d->scratch);
-  pool_free(ctx, d->scan_tmp), pool_free(ctx, d->cta_cnt), pool_free(ctx, d->cta_off);
+  coal_cuda_pool_free(ctx, d->num_rows), coal_cuda_pool_free(ctx, d->bitmaps),
+      coal_cuda_pool_free(ctx, d->scratch);
+  coal_cuda_pool_free(ctx, d->scan_tmp), coal_cuda_pool_free(ctx, d->cta_cnt),
+      coal_cuda_pool_free(ctx, d->cta_off);
   coal_free(d);
   p->dev = NULL;
 }
@@ -769,7 +775,7 @@ coal_status coal_spgemm_rows_symbolic(coal_spgemm p) {
     struct coal_mat_cuda *c = NULL;
     COAL_CALL_GOTO(st, coal_calloc(ctx, sizeof *c, (void **)&c), done);
     c->pooled = ctx->cuda->pool != NULL; /* no device-wide wait when C goes */
-    st = pool_alloc(ctx, sizeof(int32_t) * m1, (void **)&c->rowptr);
+    st = coal_cuda_pool_alloc(ctx, sizeof(int32_t) * m1, (void **)&c->rowptr);
     if (st == COAL_SUCCESS)
       st = cuda_status(ctx, cudaMemsetAsync(len + m, 0, sizeof(int32_t), s), "row lengths");
     if (st == COAL_SUCCESS) st = rscan(ctx, d, len, c->rowptr, (int64_t)m1);
@@ -784,11 +790,12 @@ coal_status coal_spgemm_rows_symbolic(coal_spgemm p) {
                       "the product has more than 2^31-1 nonzeros (32-bit offsets)");
     TRACE(ctx, "offsets");
     if (st == COAL_SUCCESS)
-      st = pool_alloc(ctx, sizeof(int32_t) * (size_t)nnz, (void **)&c->colind);
+      st = coal_cuda_pool_alloc(ctx, sizeof(int32_t) * (size_t)nnz, (void **)&c->colind);
     if (st == COAL_SUCCESS)
-      st = pool_alloc(ctx, coal_dtype_size(A->dtype) * (size_t)nnz, &c->values);
+      st = coal_cuda_pool_alloc(ctx, coal_dtype_size(A->dtype) * (size_t)nnz, &c->values);
     if (st != COAL_SUCCESS) {
-      pool_free(ctx, c->rowptr), pool_free(ctx, c->colind), pool_free(ctx, c->values);
+      coal_cuda_pool_free(ctx, c->rowptr), coal_cuda_pool_free(ctx, c->colind),
+          coal_cuda_pool_free(ctx, c->values);
       coal_free(c);
       goto done;
     }
