@@ -2,11 +2,13 @@
  * 3-D 7-point Laplacian (default 128^3) for A*A and P^T A P with the aggregation prolongator of
  * `coalesce bench spgemm` (3 x 3 x 3 nodes per aggregate). Each case is timed whole with CUDA
  * events (coal_bench_time: median of reps, create + destroy of the product and of C, as the
- * benchmark times it), then its pieces (P^T, A*P, P^T*(AP), numeric-only), then once with the
- * symbolic pass's phase hook (coal_spgemm_rows_set_trace: a stream wait and a clock at each phase
- * boundary, so these phases add up to more than the untraced run).
+ * benchmark times it), then its pieces (P^T, A*P, P^T*(AP), numeric-only), P^T A P with the
+ * smoothed prolongator (I - 2/3 D^-1 A) P as well, then once with the symbolic pass's phase hook
+ * (coal_spgemm_rows_set_trace: a stream wait and a clock at each phase boundary, so these phases
+ * add up to more than the untraced run).
  *
- *   spgemm_probe [N] [ptap]   grid N^3 (default 128); ptap: the P^T A P pieces only
+ *   spgemm_probe [N] [ptap|smoothed]   grid N^3 (default 128); ptap: the P^T A P pieces only;
+ *                                      smoothed: P^T A P with the smoothed P only
  */
 #include "backend.h"
 #include "bench.h"
@@ -69,7 +71,7 @@ static void time_case(probe *a, const char *name) {
          (long long)C->nnz);
   coal_spgemm_destroy(&a->prod);
   coal_mat_destroy(&C);
-  if (a->type == COAL_PRODUCT_AB) { /* one traced run */
+  { /* one traced run */
     (void)coal_spgemm_rows_set_trace(a->ctx, trace);
     (void)coal_ctx_sync(a->ctx);
     t_last = now();
@@ -111,18 +113,45 @@ int main(int argc, char **argv) {
   free(r), free(c), free(v);
   printf("lap3d:%lld, %s\n", (long long)n, coal_ctx_device_name(a.ctx));
   const int only_ptap = argc > 2 && !strcmp(argv[2], "ptap");
+  const int only_smoothed = argc > 2 && !strcmp(argv[2], "smoothed");
   a.type = COAL_PRODUCT_AB, a.A = A, a.B = A;
-  if (!only_ptap) time_case(&a, "A*A");
+  if (!only_ptap && !only_smoothed) time_case(&a, "A*A");
   a.type = COAL_PRODUCT_PTAP, a.A = A, a.B = P;
-  time_case(&a, "PtAP");
+  if (!only_smoothed) time_case(&a, "PtAP");
   double us = 0;
   a.B = P;
   if (coal_bench_time(a.ctx, run_transpose, &a, 2, 15, &us, NULL) == COAL_SUCCESS)
     printf("%-22s %9.1f us\n", "P^T (csr2csc)", us);
+  { /* smoothed: S = P - (2/3) D^-1 A P, D = 6 (A*P contains P's pattern: A's diagonal) */
+    coal_mat S = NULL, APh = NULL;
+    double *sv = NULL;
+    if (coal_mat_host(AP) == COAL_SUCCESS && coal_mat_convert(AP, COAL_F64, &APh) == COAL_SUCCESS &&
+        (sv = malloc(sizeof(double) * (size_t)APh->nnz))) {
+      for (int32_t i = 0; i < APh->nrows; i++)
+        for (int32_t q = APh->rowptr[i]; q < APh->rowptr[i + 1]; q++) {
+          const int64_t x = i % n, y = (i / n) % n, z = i / (n * n);
+          const int32_t agg = (int32_t)(x / 3 + g * (y / 3 + g * (z / 3)));
+          sv[q] =
+              (APh->colind[q] == agg ? 1.0 : 0.0) - (2.0 / 3.0) / 6.0 * ((double *)APh->values)[q];
+        }
+      if (coal_mat_set_values(APh, sv) == COAL_SUCCESS) S = APh, APh = NULL;
+    }
+    free(sv);
+    coal_mat_destroy(&APh);
+    if (!S) {
+      printf("smoothed P failed: %s\n", coal_ctx_last_error(a.ctx));
+      return 1;
+    }
+    a.type = COAL_PRODUCT_PTAP, a.A = A, a.B = S;
+    time_case(&a, "PtAP smoothed");
+    coal_mat_destroy(&S);
+  }
+  if (only_smoothed) goto done;
   a.type = COAL_PRODUCT_AB, a.A = A, a.B = P;
   time_case(&a, "A*P");
   a.A = Pt, a.B = AP;
   time_case(&a, "P^T*(AP)");
+done:
   coal_mat_destroy(&A), coal_mat_destroy(&P), coal_mat_destroy(&Pt), coal_mat_destroy(&AP);
   coal_ctx_destroy(&a.ctx);
   return 0;

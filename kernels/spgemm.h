@@ -66,7 +66,9 @@ struct coal_spgemm_s {
    * current values may live on the backend only (numeric with download = 0); NULL otherwise.
    * The CUDA backend then refreshes B's tile values from that product's device values. */
   struct coal_spgemm_s *b_producer;
-  /* PTAP: C = Pt * (A P), Pt = P^T held explicitly */
+  /* PTAP on the GPU with ROWS: fused (one product, kernels/cuda/spgemm_ptap.cu, state in dev);
+   * otherwise C = Pt * (A P) with Pt = P^T held explicitly */
+  int fused;
   struct coal_spgemm_s *inner, *outer; /* A*P and Pt*(AP) */
   coal_mat Pt, AP;                     /* owned by the product */
   int32_t *pt_src;                     /* [nnz(P)] entry of P that entry q of Pt holds */
@@ -144,6 +146,14 @@ void coal_spgemm_rows_release(coal_spgemm p);
  * boundary of the row-wise symbolic pass on ctx, a CUDA context (COAL_ERR_ARG otherwise;
  * COAL_ERR_NOT_COMPILED without CUDA). */
 coal_status coal_spgemm_rows_set_trace(coal_ctx ctx, void (*fn)(coal_ctx ctx, const char *phase));
+/* Fused P^T A P on the GPU (kernels/cuda/spgemm_ptap.cu), p->A = A, p->B = P: the symbolic
+ * step creates p->C (device-only) and the state in p->dev and sets *fused, or, for shapes it
+ * does not handle (rows of C longer than 4096; more than 384000 columns when a row has more
+ * than 1024 products), returns COAL_SUCCESS with *fused = 0 and nothing made. The numeric step
+ * writes C's columns and values; release frees p->dev. */
+coal_status coal_spgemm_ptap_symbolic(coal_spgemm p, int *fused);
+coal_status coal_spgemm_ptap_numeric(coal_spgemm p);
+void coal_spgemm_ptap_release(coal_spgemm p);
 /* P^T of a CUDA-context matrix made on the GPU (cuSPARSE csr2csc), a device-only matrix, and
  * its values recomputed after P's values changed (structure kept). */
 coal_status coal_spgemm_cuda_transpose(coal_mat P, coal_mat *Pt);

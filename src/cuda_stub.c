@@ -195,6 +195,12 @@ coal_status coal_spgemm_rows_set_trace(coal_ctx ctx, void (*fn)(coal_ctx, const 
 coal_status coal_spgemm_rows_symbolic(coal_spgemm p) { return NC(p->ctx); }
 coal_status coal_spgemm_rows_numeric(coal_spgemm p) { return NC(p->ctx); }
 void coal_spgemm_rows_release(coal_spgemm p) { (void)p; }
+coal_status coal_spgemm_ptap_symbolic(coal_spgemm p, int *fused) {
+  *fused = 0;
+  return NC(p->ctx);
+}
+coal_status coal_spgemm_ptap_numeric(coal_spgemm p) { return NC(p->ctx); }
+void coal_spgemm_ptap_release(coal_spgemm p) { (void)p; }
 coal_status coal_spgemm_cuda_transpose(coal_mat P, coal_mat *Pt) {
   if (Pt) *Pt = NULL;
   return NC(P->ctx);

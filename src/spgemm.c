@@ -16,7 +16,9 @@ static coal_status check_operands(coal_mat A, coal_mat B) {
 
 static void product_free(coal_spgemm p) {
   if (!p) return;
-  if (p->type == COAL_PRODUCT_PTAP) {
+  if (p->type == COAL_PRODUCT_PTAP && p->fused) {
+    coal_spgemm_ptap_release(p);
+  } else if (p->type == COAL_PRODUCT_PTAP) {
     product_free(p->inner);
     product_free(p->outer);
     coal_mat_destroy(&p->Pt);
@@ -139,9 +141,21 @@ static coal_status create_ptap(coal_mat A, coal_mat P, coal_spgemm_algo algo, co
   p->dense_threshold = COAL_SPGEMM_DENSE_NNZ;
   const double t0 = coal_now_seconds();
   coal_status st;
-  /* ROWS on the GPU: P^T, A*P and the result stay on the GPU. TILE (and the host): P^T made
-   * on the host with a map for new values of P. */
+  /* ROWS on the GPU: one fused product (P^T's pattern only, no A*P) where it applies, else
+   * P^T, A*P and the result on the GPU. TILE (and the host): P^T made on the host with a map
+   * for new values of P. */
   const int on_gpu = algo == COAL_SPGEMM_ROWS && ctx->backend == COAL_BACKEND_CUDA;
+  if (on_gpu) {
+    COAL_CALL_GOTO(st, coal_spgemm_ptap_symbolic(p, &p->fused), fail);
+    if (p->fused) {
+      COAL_CALL_GOTO(st, coal_spgemm_ptap_numeric(p), fail_c);
+      p->stats.symbolic_seconds = coal_now_seconds() - t0;
+      p->stats.nnz_c = p->C->nnz;
+      p->stats.c_bytes = csr_bytes(p->C);
+      *out = p;
+      return COAL_SUCCESS;
+    }
+  }
   if (on_gpu) {
     COAL_CALL_GOTO(st, coal_spgemm_cuda_transpose(P, &p->Pt), fail);
   } else {
@@ -163,6 +177,8 @@ static coal_status create_ptap(coal_mat A, coal_mat P, coal_spgemm_algo algo, co
   p->stats.symbolic_seconds = coal_now_seconds() - t0;
   *out = p;
   return COAL_SUCCESS;
+fail_c:
+  coal_mat_destroy(&p->C);
 fail:
   product_free(p);
   return st;
@@ -204,6 +220,7 @@ static coal_status numeric(coal_spgemm p, int download) {
                (long long)p->C->nnz, (long long)p->stats.nnz_c);
     return coal_spgemm_backend(p->ctx)->numeric(p, download);
   }
+  if (p->fused) return coal_spgemm_ptap_numeric(p);
   if (p->B->state != p->p_state) COAL_CALL(refresh_pt(p));
   COAL_CALL(numeric(p->inner, 0));
   return numeric(p->outer, download);
@@ -221,6 +238,29 @@ coal_status coal_spgemm_destroy(coal_spgemm *prod) {
   return COAL_SUCCESS;
 }
 
+/* Intermediate products of A*P and P^T*(AP), the two products the fused P^T A P stands for:
+ * products(A, P) + sum over r of nnz(P(r,:)) nnz(AP(r,:)), row lengths of AP counted with a
+ * marker per column of P. */
+static coal_status ptap_products(coal_mat A, coal_mat P, int64_t *out) {
+  int32_t *mark = NULL;
+  COAL_CALL(coal_malloc(A->ctx, sizeof(int32_t) * ((size_t)P->ncols + 1), (void **)&mark));
+  for (int32_t j = 0; j < P->ncols; j++) mark[j] = -1;
+  int64_t s = 0;
+  for (int32_t r = 0; r < A->nrows; r++) {
+    int64_t len = 0;
+    for (int32_t p = A->rowptr[r]; p < A->rowptr[r + 1]; p++) {
+      const int32_t c = A->colind[p];
+      s += P->rowptr[c + 1] - P->rowptr[c];
+      for (int32_t q = P->rowptr[c]; q < P->rowptr[c + 1]; q++)
+        if (mark[P->colind[q]] != r) mark[P->colind[q]] = r, len++;
+    }
+    s += len * (P->rowptr[r + 1] - P->rowptr[r]);
+  }
+  coal_free(mark);
+  *out = s;
+  return COAL_SUCCESS;
+}
+
 static coal_status get_stats(coal_spgemm p) {
   if (p->type == COAL_PRODUCT_AB) {
     /* counted here, not at creation: it reads the host CSR of both operands */
@@ -228,6 +268,11 @@ static coal_status get_stats(coal_spgemm p) {
     COAL_CALL(coal_mat_host(p->B));
     p->stats.products = coal_spgemm_products(p->A, p->B);
     return coal_spgemm_backend(p->ctx)->tile_stats(p);
+  }
+  if (p->fused) {
+    COAL_CALL(coal_mat_host(p->A));
+    COAL_CALL(coal_mat_host(p->B));
+    return ptap_products(p->A, p->B, &p->stats.products);
   }
   COAL_CALL(get_stats(p->inner));
   COAL_CALL(get_stats(p->outer));

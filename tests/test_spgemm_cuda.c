@@ -8,7 +8,11 @@
  *    number of differing values is printed), with the dense threshold at 192, 0 and 256;
  *  - C's device copy (handed over by the product) equals C's host CSR;
  *  - numeric-only recomputation after new values of A, B (A != B and A == B), and P^T A P with
- *    an aggregation P, its smoothed version, and new values of A and P;
+ *    an aggregation P, its smoothed version, and new values of A and P; with ROWS, P^T A P is
+ *    the fused product (kernels/cuda/spgemm_ptap.cu), checked to be used, to hold at most 2x C
+ *    besides C (fp64, C of 64 KB or more), and on shapes that take each of its paths (warp and
+ *    CTA tables, bitmap symbolic, empty rows and columns) or its fallback to two products;
+ *    fused values within 1e-13 (fp64) and 1e-5 (fp32: the host rounds A*P to float);
  *  - the tile statistics agree with the host's;
  *  - CSR -> tiles on the GPU equals the host builder, tiles -> CSR on the GPU is exact.
  * Pairs: A*A and A*A^T on generated matrices (Laplacians, power-law, random SPD), edge cases
@@ -39,7 +43,8 @@ static coal_mat on_ctx(coal_mat H, coal_ctx ctx) {
   return M;
 }
 
-static void compare_mats(coal_mat got, coal_mat ref, const char *what) {
+/* Values within tol (relative, normwise). */
+static void compare_tol(coal_mat got, coal_mat ref, const char *what, double tol) {
   CHECK(got && ref, "%s: missing matrix", what);
   if (!got || !ref) return;
   CHECK_OK(got->ctx, coal_mat_host(got));
@@ -60,12 +65,15 @@ static void compare_mats(coal_mat got, coal_mat ref, const char *what) {
     if (fabs(b) > den) den = fabs(b);
   }
   double rel = den > 0 ? num / den : num;
-  CHECK(rel <= 1e-13, "%s: values differ by %.3g (relative)", what, rel);
+  CHECK(rel <= tol, "%s: values differ by %.3g (relative)", what, rel);
   if (diff) {
     nbitdiff++;
     printf("note: %s: %lld of %lld values not bit-identical (max rel %.2g)\n", what,
            (long long)diff, (long long)ref->nnz, rel);
   }
+}
+static void compare_mats(coal_mat got, coal_mat ref, const char *what) {
+  compare_tol(got, ref, what, 1e-13);
 }
 
 /* C's device copy, handed over by the product (C is current on the device without an
@@ -266,9 +274,19 @@ static void perturb2(coal_mat H, coal_mat D, uint64_t seed) {
   perturb(D, seed);
 }
 
-/* A product object of each type on both contexts, numeric after new values of its operands. */
+/* A product object of each type on both contexts, numeric after new values of its operands.
+ * fused: for P^T A P with ROWS, whether the fused product must be used (1), must not (0), or
+ * either (-1); the fused product sums in another order and, in single precision, does not
+ * round A*P to float as the host twin does: values within 1e-13 (fp64) and 1e-5 (fp32). Its
+ * memory besides C must stay within 2x C where max_temp_over_c > 0. */
+static void check_ptap_reuse(coal_mat Ah, coal_mat Bh, coal_mat Ad, coal_mat Bd, const char *name,
+                             int fused, double max_temp_over_c);
 static void check_reuse(coal_product_type type, coal_mat Ah, coal_mat Bh, coal_mat Ad, coal_mat Bd,
                         const char *name) {
+  if (type == COAL_PRODUCT_PTAP) {
+    check_ptap_reuse(Ah, Bh, Ad, Bd, name, -1, 0.0);
+    return;
+  }
   coal_spgemm ph = NULL, pd = NULL;
   coal_mat Ch = NULL, Cd = NULL;
   char what[300];
@@ -284,6 +302,50 @@ static void check_reuse(coal_product_type type, coal_mat Ah, coal_mat Bh, coal_m
       CHECK_OK(Ad->ctx, coal_spgemm_numeric(pd));
       snprintf(what, sizeof what, "%s numeric round %d", name, round);
       compare_mats(Cd, Ch, what);
+    }
+    nproducts++;
+  }
+  coal_spgemm_destroy(&ph), coal_spgemm_destroy(&pd);
+  coal_mat_destroy(&Ch), coal_mat_destroy(&Cd);
+}
+
+static void check_ptap_reuse(coal_mat Ah, coal_mat Bh, coal_mat Ad, coal_mat Bd, const char *name,
+                             int fused, double max_temp_over_c) {
+  coal_spgemm ph = NULL, pd = NULL;
+  coal_mat Ch = NULL, Cd = NULL;
+  char what[300];
+  const int rows = algo == COAL_SPGEMM_ROWS;
+  const double tol = rows && Ah->dtype == COAL_F32 ? 1e-5 : 1e-13;
+  CHECK_OK(Ah->ctx, coal_spgemm_create_algo(COAL_PRODUCT_PTAP, Ah, Bh, algo, &ph, &Ch));
+  CHECK_OK(Ad->ctx, coal_spgemm_create_algo(COAL_PRODUCT_PTAP, Ad, Bd, algo, &pd, &Cd));
+  if (ph && pd) {
+    if (rows && fused >= 0)
+      CHECK(pd->fused == fused, "%s: fused product %d, expected %d", name, pd->fused, fused);
+    snprintf(what, sizeof what, "%s created%s", name, pd->fused ? " (fused)" : "");
+    compare_tol(Cd, Ch, what, tol);
+    coal_spgemm_stats sd;
+    CHECK_OK(Ad->ctx, coal_spgemm_get_stats(pd, &sd));
+    if (max_temp_over_c > 0 && sd.c_bytes >= 65536) { /* not on tiny C: fixed workspaces */
+      CHECK(sd.temp_bytes <= max_temp_over_c * sd.c_bytes,
+            "%s: %zu bytes held besides C, %.2fx C (%zu bytes)", name, sd.temp_bytes,
+            (double)sd.temp_bytes / (double)sd.c_bytes, sd.c_bytes);
+      printf("%s: %zu bytes besides C = %.2fx C\n", name, sd.temp_bytes,
+             (double)sd.temp_bytes / (double)sd.c_bytes);
+    }
+    if (pd->fused) { /* the two products it stands for */
+      coal_spgemm_stats sh;
+      CHECK_OK(Ah->ctx, coal_spgemm_get_stats(ph, &sh));
+      CHECK(sh.products == sd.products && sh.nnz_c == sd.nnz_c,
+            "%s: products %lld, nnz %lld (host %lld, %lld)", name, (long long)sd.products,
+            (long long)sd.nnz_c, (long long)sh.products, (long long)sh.nnz_c);
+    }
+    for (int round = 0; round < 3; round++) {
+      if (round != 1) perturb2(Ah, Ad, 700 + round);
+      if (round >= 1) perturb2(Bh, Bd, 800 + round);
+      CHECK_OK(Ah->ctx, coal_spgemm_numeric(ph));
+      CHECK_OK(Ad->ctx, coal_spgemm_numeric(pd));
+      snprintf(what, sizeof what, "%s numeric round %d", name, round);
+      compare_tol(Cd, Ch, what, tol);
     }
     nproducts++;
   }
@@ -321,14 +383,66 @@ static void check_products(coal_ctx hc, coal_ctx dc, coal_dtype dt) {
   if (Ld && Pd && Sd && Wd && Rd) {
     check_reuse(COAL_PRODUCT_AB, W, R, Wd, Rd, "powerlaw * spd");
     check_reuse(COAL_PRODUCT_AB, R, R, Rd, Rd, "spd * spd (A == B)");
-    check_reuse(COAL_PRODUCT_PTAP, L, P, Ld, Pd, "PtAP aggregation");
-    check_reuse(COAL_PRODUCT_PTAP, L, S, Ld, Sd, "PtAP wide prolongator");
+    const int rows = algo == COAL_SPGEMM_ROWS;
+    /* ROWS: the fused product, within 2x C besides C in fp64 (an fp32 C is 2/3 the size, the
+     * pattern of P^T the same: 2.1x on these small grids, 1.8x on lap3d:128) */
+    const double lim = rows && dt == COAL_F64 ? 2.0 : 0.0;
+    check_ptap_reuse(L, P, Ld, Pd, "PtAP aggregation", rows ? 1 : -1, lim);
+    check_ptap_reuse(L, S, Ld, Sd, "PtAP wide prolongator", rows ? 1 : -1, lim);
   }
   coal_mat_destroy(&Ld), coal_mat_destroy(&Pd), coal_mat_destroy(&Sd);
   coal_mat_destroy(&Wd), coal_mat_destroy(&Rd);
 done:
   coal_mat_destroy(&L), coal_mat_destroy(&P), coal_mat_destroy(&S);
   coal_mat_destroy(&W), coal_mat_destroy(&R);
+}
+
+static coal_mat random_mat(coal_ctx ctx, int m, int n, double d, uint64_t seed, coal_dtype dt);
+
+/* P^T A P shapes that pick each path of the fused GPU product (ROWS) or its fallback to two
+ * products: A random n x n (3 entries per row), P with one entry per row in a random column of
+ * 1..m-1 and, when `full`, all of column 0 (row 0 of C then has about n * 3 * 2 products and
+ * as many entries as P's rows hit distinct columns: the bitmap symbolic and the CTA numeric
+ * tables, or the fallback). */
+static coal_mat ptap_p(coal_ctx ctx, int n, int m, int full, uint64_t seed, coal_dtype dt) {
+  int32_t *r = malloc(sizeof(int32_t) * 2 * (size_t)n),
+          *c = malloc(sizeof(int32_t) * 2 * (size_t)n);
+  double *v = malloc(sizeof(double) * 2 * (size_t)n);
+  int nz = 0;
+  for (int i = 0; i < n && m > 0; i++) {
+    if (i % 7 == 3) continue; /* empty rows of P */
+    int j = m > 1 ? 1 + (int)((coal_random_uniform(seed, (uint64_t)i) * 0.5 + 0.5) * (m - 1)) : 0;
+    if (j >= m) j = m - 1;
+    r[nz] = i, c[nz] = j, v[nz] = 0.5 + 0.25 * coal_random_uniform(seed + 1, (uint64_t)i), nz++;
+    if (full && j != 0) r[nz] = i, c[nz] = 0, v[nz] = 1.0 / (1 + i % 3), nz++;
+  }
+  coal_mat P = NULL;
+  CHECK_OK(ctx, coal_mat_create_coo(ctx, n, m, nz, r, c, v, dt, &P));
+  free(r), free(c), free(v);
+  return P;
+}
+
+static void check_ptap_shapes(coal_ctx hc, coal_ctx dc, coal_dtype dt) {
+  struct {
+    int n, m, full, fused;
+    const char *name;
+  } cases[] = {
+      {500, 37, 0, 1, "PtAP random, 37 coarse columns (empty ones)"},
+      {3000, 1800, 1, 1, "PtAP full column, row 0 of about 1800 entries"},
+      {6000, 6000, 1, 1, "PtAP full column, row 0 of about 3500 entries"},
+      {6000, 40000, 1, 0, "PtAP full column, row 0 above 4096 entries (two products)"},
+      {3000, 400000, 1, 0, "PtAP full column, 400000 coarse columns (two products)"},
+      {40, 0, 0, 1, "PtAP with P of no columns"},
+      {0, 5, 0, 1, "PtAP of empty A"},
+  };
+  for (int k = 0; k < (int)(sizeof cases / sizeof cases[0]); k++) {
+    const int n = cases[k].n;
+    coal_mat A = random_mat(hc, n, n, n ? 3.0 / n : 0.5, 900 + k, dt);
+    coal_mat P = ptap_p(hc, n, cases[k].m, cases[k].full, 950 + k, dt);
+    coal_mat Ad = A ? on_ctx(A, dc) : NULL, Pd = P ? on_ctx(P, dc) : NULL;
+    if (A && P && Ad && Pd) check_ptap_reuse(A, P, Ad, Pd, cases[k].name, cases[k].fused, 0.0);
+    coal_mat_destroy(&A), coal_mat_destroy(&P), coal_mat_destroy(&Ad), coal_mat_destroy(&Pd);
+  }
 }
 
 /* ---- matrices ------------------------------------------------------------------------------- */
@@ -479,6 +593,7 @@ int main(void) {
       check_edges(hc, dc, dt);
       check_generated(hc, dc, dt);
       check_products(hc, dc, dt);
+      if (algo == COAL_SPGEMM_ROWS) check_ptap_shapes(hc, dc, dt);
     }
     if (!quick) check_shared(hc, dc);
   }

@@ -45,6 +45,7 @@
 
 namespace {
 using coal_spgemm_rows_dev::Rows;
+using namespace coal_spgemm_dev; /* grid_of, cuda_status, ralloc, rfree, rscan, insert */
 
 constexpr int kCta = 256;
 constexpr int kMinTable = 16; /* slots of the smallest table (bin kSortBins) */
@@ -62,7 +63,6 @@ constexpr int kSmemBitmapWords = 12000;
 constexpr int kDenseCols = 20480;
 constexpr int kLongCtas = 1024;
 constexpr int kSmemBudget = 24 * 1024; /* per CTA: 9 CTAs fit an SM */
-constexpr int kEmpty = -1;
 
 /* Binning key of a row: products (>= 0) for the hash tables, -1 - products for a sorted row. */
 __device__ __forceinline__ int bin_of(int key) {
@@ -75,24 +75,6 @@ __device__ __forceinline__ int bin_of(int key) {
   int b = 0;
   while ((kMinTable << b) < 2 * key) b++;
   return kSortBins + b;
-}
-
-__device__ __forceinline__ unsigned hash_of(int j, int ts) {
-  return ((unsigned)j * 2654435761u) & (unsigned)(ts - 1);
-}
-
-/* Inserts j; returns its slot and sets *fresh when this call put it there. Every probe is an
- * atomic compare-and-swap (no plain read races with another lane's insertion). */
-__device__ __forceinline__ int insert(int *keys, int ts, int j, bool *fresh) {
-  unsigned s = hash_of(j, ts);
-  while (true) {
-    const int old = atomicCAS(&keys[s], kEmpty, j);
-    if (old == kEmpty || old == j) {
-      *fresh = old == kEmpty;
-      return (int)s;
-    }
-    s = (s + 1) & (unsigned)(ts - 1);
-  }
 }
 
 /* ---- products per row and binning ---------------------------------------------------------- */
@@ -228,19 +210,12 @@ __global__ __launch_bounds__(kCta) void sym_long_kernel(
     int32_t nrows, const int32_t *__restrict__ rows, int32_t nwords, unsigned *__restrict__ bitmaps,
     const int32_t *__restrict__ arp, const int32_t *__restrict__ aci,
     const int32_t *__restrict__ brp, const int32_t *__restrict__ bci, int32_t *__restrict__ len) {
-  typedef cub::BlockReduce<int, kCta> Reduce;
-  __shared__ typename Reduce::TempStorage tmp;
   unsigned *bm = long_bitmap<SMEM>(bitmaps, nwords);
   for (int32_t r = blockIdx.x; r < nrows; r += gridDim.x) {
     const int32_t i = rows[r];
     set_row_bits(i, arp, aci, brp, bci, bm);
     __syncthreads();
-    int c = 0;
-    for (int32_t w = threadIdx.x; w < nwords; w += blockDim.x) {
-      c += __popc(bm[w]);
-      bm[w] = 0u;
-    }
-    c = Reduce(tmp).Sum(c);
+    const int c = count_clear_bits<kCta>(bm, nwords);
     if (threadIdx.x == 0) len[i] = c;
     __syncthreads();
   }
@@ -436,52 +411,6 @@ __global__ __launch_bounds__(kCta) void num_long_dense_kernel(
 
 /* ---- host side ------------------------------------------------------------------------------ */
 
-unsigned grid_of(int64_t n, int per) {
-  int64_t g = (n + per - 1) / per;
-  return (unsigned)(g < 1 ? 1 : g > 65535 * 64 ? 65535 * 64 : g);
-}
-
-coal_status cuda_status(coal_ctx ctx, cudaError_t e, const char *what) {
-  if (e == cudaSuccess) return COAL_SUCCESS;
-  (void)cudaGetLastError();
-  return COAL_ERROR(ctx, e == cudaErrorMemoryAllocation ? COAL_ERR_DEVICE_MEMORY : COAL_ERR_CUDA,
-                    "%s: %s", what, cudaGetErrorString(e));
-}
-#define LAUNCHED(ctx, what) COAL_CALL(cuda_status((ctx), cudaGetLastError(), (what)))
-
-/* The product's device memory: from the context's stream-ordered pool (no device-wide wait
- * on release), counted in held / peak. */
-coal_status ralloc(coal_ctx ctx, Rows *d, size_t bytes, void **p) {
-  COAL_CALL(coal_cuda_pool_alloc(ctx, bytes, p));
-  d->held += bytes;
-  if (d->held > d->peak) d->peak = d->held;
-  return COAL_SUCCESS;
-}
-void rfree(coal_ctx ctx, Rows *d, void **p, size_t bytes) {
-  if (!*p) return;
-  coal_cuda_pool_free(ctx, *p);
-  *p = NULL;
-  d->held -= bytes < d->held ? bytes : d->held;
-}
-
-/* Exclusive scan of n int32 with the product's workspace (grown when needed). */
-coal_status rscan(coal_ctx ctx, Rows *d, const int32_t *in, int32_t *out, int64_t n) {
-  size_t bytes = 0;
-  cudaStream_t s = coal_stream(ctx);
-  COAL_CHECK(ctx, n <= INT32_MAX, COAL_ERR_OVERFLOW, "scan of %lld items", (long long)n);
-  COAL_CALL(
-      cuda_status(ctx, cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, (int)n, s), "scan"));
-  if (bytes > d->scan_bytes) {
-    rfree(ctx, d, &d->scan_tmp, d->scan_bytes);
-    d->scan_bytes = 0;
-    COAL_CALL(ralloc(ctx, d, bytes, &d->scan_tmp));
-    d->scan_bytes = bytes;
-  }
-  bytes = d->scan_bytes;
-  return cuda_status(ctx, cub::DeviceScan::ExclusiveSum(d->scan_tmp, bytes, in, out, (int)n, s),
-                     "scan");
-}
-
 /* rows[] ordered by bin of key[] (ascending row inside each CTA's share), counts[b] on the
  * host. Needs d->cta_cnt sized for ceil(m / kCta) * kBins + 1 entries. One wait (counts). */
 coal_status bin_rows(coal_ctx ctx, Rows *d, int32_t m, const int32_t *key, int32_t *rows,
@@ -492,7 +421,7 @@ coal_status bin_rows(coal_ctx ctx, Rows *d, int32_t m, const int32_t *key, int32
   COAL_CALL(cuda_status(ctx, cudaMemsetAsync(d->cta_cnt + nc, 0, sizeof(int32_t), s), "bins"));
   bin_count_kernel<<<nb, kCta, 0, s>>>(m, key, d->cta_cnt);
   LAUNCHED(ctx, "bin count");
-  COAL_CALL(rscan(ctx, d, d->cta_cnt, d->cta_off, nc + 1));
+  COAL_CALL(rscan(ctx, &d->mem, d->cta_cnt, d->cta_off, nc + 1));
   /* bin b starts at cta_off[b * nb]; the last entry holds the total. The fill kernel gathers
    * them into cta_cnt (free after the scan), one copy brings them over. */
   int32_t *h = d->h_off;
@@ -655,18 +584,14 @@ coal_status num_bin(coal_ctx ctx, Rows *d, int b, int32_t n, const int32_t *rows
 /* The long rows' bitmaps in global memory (kLongSlots of them), zeroed. */
 coal_status global_bitmaps(coal_ctx ctx, Rows *d) {
   const size_t bytes = sizeof(unsigned) * (size_t)d->nwords * kLongSlots;
-  COAL_CALL(ralloc(ctx, d, bytes, (void **)&d->bitmaps));
+  COAL_CALL(ralloc(ctx, &d->mem, bytes, (void **)&d->bitmaps));
   return cuda_status(ctx, cudaMemsetAsync(d->bitmaps, 0, bytes, coal_stream(ctx)), "bitmaps");
 }
 
 /* Current device CSR of A and B into d. */
 coal_status operands(coal_spgemm p, Rows *d) {
-  const coal_backend_ops *ops = coal_ops(p->ctx);
-  COAL_CALL(ops->mat_prepare(p->A));
-  COAL_CALL(ops->mat_prepare(p->B));
   struct coal_mat_cuda *a = NULL, *b = NULL;
-  COAL_CALL(coal_cuda_mat(p->A, &a));
-  COAL_CALL(coal_cuda_mat(p->B, &b));
+  COAL_CALL(device_operands(p, &a, &b));
   d->arp = a->rowptr, d->aci = a->colind, d->av = a->values;
   d->brp = b->rowptr, d->bci = b->colind, d->bv = b->values;
   return COAL_SUCCESS;
@@ -697,18 +622,13 @@ coal_status coal_spgemm_rows_set_trace(coal_ctx ctx, void (*fn)(coal_ctx, const 
   return COAL_SUCCESS;
 }
 
-#define TRACE(ctx, what)                                                                           \
-  do {                                                                                             \
-    if ((ctx)->cuda->spgemm_trace) (ctx)->cuda->spgemm_trace((ctx), (what));                       \
-  } while (0)
-
 void coal_spgemm_rows_release(coal_spgemm p) {
   Rows *d = (Rows *)p->dev;
   if (!d) return;
   coal_ctx ctx = p->ctx;
   coal_cuda_pool_free(ctx, d->num_rows), coal_cuda_pool_free(ctx, d->bitmaps),
       coal_cuda_pool_free(ctx, d->scratch);
-  coal_cuda_pool_free(ctx, d->scan_tmp), coal_cuda_pool_free(ctx, d->cta_cnt),
+  coal_cuda_pool_free(ctx, d->mem.scan_tmp), coal_cuda_pool_free(ctx, d->cta_cnt),
       coal_cuda_pool_free(ctx, d->cta_off);
   coal_free(d);
   p->dev = NULL;
@@ -746,11 +666,11 @@ coal_status coal_spgemm_rows_symbolic(coal_spgemm p) {
     }
     d->h_off = (int32_t *)cc->ws_pinned;
   }
-  COAL_CALL(ralloc(ctx, d, sizeof(int32_t) * (nb * kBins + 1), (void **)&d->cta_cnt));
-  COAL_CALL(ralloc(ctx, d, sizeof(int32_t) * (nb * kBins + 1), (void **)&d->cta_off));
-  COAL_CALL(ralloc(ctx, d, sizeof(int32_t) * m1, (void **)&ub));
-  COAL_CALL_GOTO(st, ralloc(ctx, d, sizeof(int32_t) * m1, (void **)&rows), done);
-  COAL_CALL_GOTO(st, ralloc(ctx, d, sizeof(int32_t) * m1, (void **)&len), done);
+  COAL_CALL(ralloc(ctx, &d->mem, sizeof(int32_t) * (nb * kBins + 1), (void **)&d->cta_cnt));
+  COAL_CALL(ralloc(ctx, &d->mem, sizeof(int32_t) * (nb * kBins + 1), (void **)&d->cta_off));
+  COAL_CALL(ralloc(ctx, &d->mem, sizeof(int32_t) * m1, (void **)&ub));
+  COAL_CALL_GOTO(st, ralloc(ctx, &d->mem, sizeof(int32_t) * m1, (void **)&rows), done);
+  COAL_CALL_GOTO(st, ralloc(ctx, &d->mem, sizeof(int32_t) * m1, (void **)&len), done);
   TRACE(ctx, "setup");
   ub_kernel<<<grid_of(m, kCta), kCta, 0, s>>>(m, d->arp, d->aci, d->brp,
                                               B->ncols <= (1 << kSortColBits), ub);
@@ -778,7 +698,7 @@ coal_status coal_spgemm_rows_symbolic(coal_spgemm p) {
     st = coal_cuda_pool_alloc(ctx, sizeof(int32_t) * m1, (void **)&c->rowptr);
     if (st == COAL_SUCCESS)
       st = cuda_status(ctx, cudaMemsetAsync(len + m, 0, sizeof(int32_t), s), "row lengths");
-    if (st == COAL_SUCCESS) st = rscan(ctx, d, len, c->rowptr, (int64_t)m1);
+    if (st == COAL_SUCCESS) st = rscan(ctx, &d->mem, len, c->rowptr, (int64_t)m1);
     int32_t nnz = 0;
     if (st == COAL_SUCCESS)
       st = cuda_status(
@@ -845,16 +765,17 @@ coal_status coal_spgemm_rows_symbolic(coal_spgemm p) {
     }
     d->scratch_len = longest;
     COAL_CALL_GOTO(
-        st, ralloc(ctx, d, sizeof(double) * (size_t)longest * kLongSlots, (void **)&d->scratch),
+        st,
+        ralloc(ctx, &d->mem, sizeof(double) * (size_t)longest * kLongSlots, (void **)&d->scratch),
         done);
   }
   TRACE(ctx, "numeric bins");
   d->first = 1;
-  p->stats.temp_bytes = d->peak;
+  p->stats.temp_bytes = d->mem.peak;
 done:
-  rfree(ctx, d, (void **)&ub, sizeof(int32_t) * m1);
-  rfree(ctx, d, (void **)&rows, sizeof(int32_t) * m1);
-  rfree(ctx, d, (void **)&len, sizeof(int32_t) * m1);
+  rfree(ctx, &d->mem, (void **)&ub, sizeof(int32_t) * m1);
+  rfree(ctx, &d->mem, (void **)&rows, sizeof(int32_t) * m1);
+  rfree(ctx, &d->mem, (void **)&len, sizeof(int32_t) * m1);
   return st;
 }
 

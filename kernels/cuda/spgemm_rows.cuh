@@ -4,6 +4,7 @@
 
 #include "../spgemm.h"
 #include "cuda_internal.h"
+#include "spgemm_mem.cuh"
 
 namespace coal_spgemm_rows_dev {
 
@@ -25,9 +26,7 @@ struct Rows {
   int32_t scratch_len;
   int32_t *cta_cnt, *cta_off; /* binning: per CTA and bin counts and their scan */
   int32_t *h_off;             /* pinned: bin offsets read by the host */
-  void *scan_tmp;
-  size_t scan_bytes;
-  size_t held, peak; /* device bytes held now / at most (stats.temp_bytes) */
+  coal_spgemm_dev::Held mem;  /* device bytes held now / at most (stats.temp_bytes), scan space */
 };
 
 } // namespace coal_spgemm_rows_dev

@@ -6,14 +6,15 @@
  * checked against the host twin (structure exact, values 1e-13 relative in fp64), then timed
  * with coal_bench_time (median; CUDA events on the GPU):
  *   ours      coal_spgemm_create + destroy of the product object and of C: symbolic, numeric,
- *             C downloaded into its host CSR (the library's matrices always hold one), every
- *             allocation included;
- *   numeric   coal_spgemm_numeric on a kept object (values of C recomputed and downloaded);
+ *             every allocation included (AUTO: the row-wise product, whose C stays on the GPU
+ *             as a device-only matrix);
+ *   numeric   coal_spgemm_numeric on a kept object (values of C recomputed);
  *   cusparse  cuSPARSE generic SpGEMM as a user calls it (descriptors, workEstimation,
  *             compute, allocations, copy, buffers freed; C stays on the GPU), checked once;
  *   reuse     cuSPARSE's cusparseSpGEMMreuse_compute on a structure made once.
  * For P^T A P, cuSPARSE runs the two products A*P and P^T*(AP) with P^T and AP given (their
- * making is not timed); ours includes P^T (formed on the host) and everything else.
+ * making is not timed); ours is the whole product (on the GPU the fused one, which forms
+ * neither P^T nor A*P, kernels/cuda/spgemm_ptap.cu).
  * GFLOP/s count 2 flops per intermediate product. Memory: ours, the product object's peak
  * (tile formats, C's tile structure, workspaces; excluding C); cuSPARSE, its two external
  * buffers (excluding C); both also as a ratio to C's CSR size. */
