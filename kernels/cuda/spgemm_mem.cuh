@@ -101,6 +101,27 @@ static inline coal_status device_operands(coal_spgemm p, struct coal_mat_cuda **
   return coal_cuda_mat(p->B, b);
 }
 
+/* Sorts keys[0 .. n) ascending in place: a bitonic network over the next power of two (keys
+ * has room for it; the padding is INT32_MAX), run by `lanes` lanes of which this is `lane`;
+ * sync() orders the steps among them. */
+template <typename Sync>
+__device__ __forceinline__ void bitonic_sort(int *keys, int n, int lane, int lanes, Sync sync) {
+  int np = 1;
+  while (np < n) np *= 2;
+  for (int t = n + lane; t < np; t += lanes) keys[t] = INT32_MAX;
+  sync();
+  for (int k = 2; k <= np; k *= 2) {
+    for (int j = k / 2; j > 0; j /= 2) {
+      for (int t = lane; t < np / 2; t += lanes) {
+        const int lo = 2 * t - (t & (j - 1)), hi = lo + j; /* lo has bit j clear */
+        const int x = keys[lo], y = keys[hi];
+        if ((x > y) == ((lo & k) == 0)) keys[lo] = y, keys[hi] = x;
+      }
+      sync();
+    }
+  }
+}
+
 /* Number of set bits of bm[0 .. nwords) over a CTA of CTA threads, which also clears them;
  * the count is valid on thread 0. */
 template <int CTA> __device__ __forceinline__ int count_clear_bits(unsigned *bm, int32_t nwords) {

@@ -45,6 +45,7 @@ constexpr int kCta = 256;
 constexpr int kMinTable = 16;     /* slots of the smallest warp table */
 constexpr int kWarpBins = 8;      /* warp tables of 16 .. 2048 slots */
 constexpr int kMaxWarpKey = 1024; /* products (symbolic) or entries (numeric) of a warp row */
+constexpr int kMidCtaLen = 2048;  /* entries of a CTA row with a table of 4096 slots */
 constexpr int kMaxCtaLen = 4096;  /* entries of a CTA row (table of 8192 slots) */
 /* bins: warp tables 0..7; kWarpBins: symbolic bitmap rows, numeric rows of 1025..2048
  * entries; kWarpBins + 1: numeric rows of 2049..4096 entries; kWarpBins + 2: longer rows */
@@ -73,7 +74,7 @@ __device__ __forceinline__ int bin_of(int key, bool symbolic) {
     while ((kMinTable << b) < 2 * key) b++;
     return b;
   }
-  if (symbolic || key <= 2048) return kWarpBins;
+  if (symbolic || key <= kMidCtaLen) return kWarpBins;
   return key <= kMaxCtaLen ? kWarpBins + 1 : kWarpBins + 2;
 }
 
@@ -280,20 +281,7 @@ __device__ __forceinline__ void num_row(int32_t I, int lane, int ts, int g, cons
     if (keys[s] != kEmpty) ckeys[atomicAdd(count, 1)] = keys[s];
   team_sync<W>();
   const int32_t c0 = crp[I], nnz = crp[I + 1] - c0;
-  int np = 1;
-  while (np < nnz) np *= 2;
-  for (int t = nnz + lane; t < np; t += W) ckeys[t] = INT32_MAX;
-  team_sync<W>();
-  for (int k = 2; k <= np; k *= 2) {
-    for (int j = k / 2; j > 0; j /= 2) {
-      for (int t = lane; t < np / 2; t += W) {
-        const int lo = 2 * t - (t & (j - 1)), hi = lo + j; /* lo has bit j clear */
-        const int x = ckeys[lo], y = ckeys[hi];
-        if ((x > y) == ((lo & k) == 0)) ckeys[lo] = y, ckeys[hi] = x;
-      }
-      team_sync<W>();
-    }
-  }
+  bitonic_sort(ckeys, nnz, lane, W, [] { team_sync<W>(); });
   for (int t = lane; t < nnz; t += W) {
     const int j = ckeys[t];
     unsigned s = hash_of(j, ts);
@@ -411,7 +399,7 @@ coal_status numeric_bins(coal_ctx ctx, const Ptap *d, const Ops &o, struct coal_
           n, rows, ts, d->g, o, c->rowptr, c->colind, (T *)c->values);
       LAUNCHED(ctx, "P^T A P numeric");
     } else {
-      const int ts = b == kWarpBins ? 2 * 2048 : 2 * kMaxCtaLen;
+      const int ts = 2 * (b == kWarpBins ? kMidCtaLen : kMaxCtaLen);
       const size_t sm = num_team_bytes(ts);
       COAL_CALL(
           cuda_status(ctx,

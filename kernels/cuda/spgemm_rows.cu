@@ -287,20 +287,7 @@ __global__ __launch_bounds__(kCta) void num_short_kernel(
       if (occ) ckeys[nnz + __popc(m & ((1u << lane) - 1u))] = keys[base + lane];
       nnz += __popc(m);
     }
-    int np = 1;
-    while (np < nnz) np *= 2;
-    for (int t = nnz + lane; t < np; t += G) ckeys[t] = INT32_MAX;
-    __syncwarp(gmask);
-    for (int k = 2; k <= np; k *= 2) {
-      for (int j = k / 2; j > 0; j /= 2) {
-        for (int t = lane; t < np / 2; t += G) {
-          const int lo = 2 * t - (t & (j - 1)), hi = lo + j; /* lo has bit j clear */
-          const int x = ckeys[lo], y = ckeys[hi];
-          if ((x > y) == ((lo & k) == 0)) ckeys[lo] = y, ckeys[hi] = x;
-        }
-        __syncwarp(gmask);
-      }
-    }
+    bitonic_sort(ckeys, nnz, lane, G, [&] { __syncwarp(gmask); });
     const int32_t c0 = crp[i];
     for (int t = lane; t < nnz; t += G) {
       const int j = ckeys[t];
