@@ -75,32 +75,44 @@ typedef struct {
   int cs;        /* cuSPARSE */
   int vec, rows; /* tuning knobs */
   int maxk;      /* skipped above this k (slow layouts), 0 = never */
+  int w;         /* row-split lanes per row (0: default) */
+  int ub;        /* row-split X elements in flight per lane on small matrices (0: default) */
+  int sub;       /* row-split sub-groups per row on small matrices (0: default) */
 } variant;
 
 /* cuSPARSE first in each layout: its result is the reference of the layout */
 static const variant big_variants[] = {
-    {"cusparse-alg2", 1, 2, 1, 0, 0, 0},
-    {"cusparse-alg3", 1, 3, 1, 0, 0, 0},
-    {"cusparse-alg1", 1, 1, 1, 0, 0, 8},
-    {"rowsplit", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0},
-    {"rowsplit-r1", 1, COAL_SPMM_ROWSPLIT, 0, 0, 1, 0},
-    {"merge", 1, COAL_SPMM_MERGE, 0, 0, 0, 0},
-    {"swift", 1, COAL_SPMM_SWIFT, 0, 0, 0, 8},
-    {"auto", 1, COAL_SPMM_AUTO, 0, 0, 0, 0},
-    {"cusparse-alg1", 0, 1, 1, 0, 0, 0},
-    {"rowsplit", 0, COAL_SPMM_ROWSPLIT, 0, 0, 0, 8},
-    {"merge", 0, COAL_SPMM_MERGE, 0, 0, 0, 8},
-    {"swift", 0, COAL_SPMM_SWIFT, 0, 0, 0, 0},
-    {"auto", 0, COAL_SPMM_AUTO, 0, 0, 0, 0},
+    {"cusparse-alg2", 1, 2, 1, 0, 0, 0, 0, 0, 0},
+    {"cusparse-alg3", 1, 3, 1, 0, 0, 0, 0, 0, 0},
+    {"cusparse-alg1", 1, 1, 1, 0, 0, 8, 0, 0, 0},
+    {"rowsplit", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 0, 0},
+    {"rowsplit-r1", 1, COAL_SPMM_ROWSPLIT, 0, 0, 1, 0, 0, 0, 0},
+    {"merge", 1, COAL_SPMM_MERGE, 0, 0, 0, 0, 0, 0, 0},
+    {"swift", 1, COAL_SPMM_SWIFT, 0, 0, 0, 8, 0, 0, 0},
+    {"auto", 1, COAL_SPMM_AUTO, 0, 0, 0, 0, 0, 0, 0},
+    {"cusparse-alg1", 0, 1, 1, 0, 0, 0, 0, 0, 0},
+    {"rowsplit", 0, COAL_SPMM_ROWSPLIT, 0, 0, 0, 8, 0, 0, 0},
+    {"merge", 0, COAL_SPMM_MERGE, 0, 0, 0, 8, 0, 0, 0},
+    {"swift", 0, COAL_SPMM_SWIFT, 0, 0, 0, 0, 0, 0, 0},
+    {"auto", 0, COAL_SPMM_AUTO, 0, 0, 0, 0, 0, 0, 0},
 };
 #define NBIG ((int)(sizeof big_variants / sizeof big_variants[0]))
 
 static const variant shared_variants[] = {
-    {"cusparse-alg2", 1, 2, 1, 0, 0, 0},       {"cusparse-alg3", 1, 3, 1, 0, 0, 0},
-    {"cusparse-alg1", 0, 1, 1, 0, 0, 0},       {"rowsplit", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0},
-    {"merge", 1, COAL_SPMM_MERGE, 0, 0, 0, 0}, {"swift", 1, COAL_SPMM_SWIFT, 0, 0, 0, 0},
-    {"auto", 1, COAL_SPMM_AUTO, 0, 0, 0, 0},   {"swift", 0, COAL_SPMM_SWIFT, 0, 0, 0, 0},
-    {"auto", 0, COAL_SPMM_AUTO, 0, 0, 0, 0},
+    {"cusparse-alg2", 1, 2, 1, 0, 0, 0, 0, 0, 0},
+    {"cusparse-alg3", 1, 3, 1, 0, 0, 0, 0, 0, 0},
+    {"cusparse-alg1", 0, 1, 1, 0, 0, 0, 0, 0, 0},
+    {"rowsplit", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 0, 0},
+    {"merge", 1, COAL_SPMM_MERGE, 0, 0, 0, 0, 0, 0, 0},
+    {"swift", 1, COAL_SPMM_SWIFT, 0, 0, 0, 0, 0, 0, 0},
+    {"auto", 1, COAL_SPMM_AUTO, 0, 0, 0, 0, 0, 0, 0},
+    {"swift", 0, COAL_SPMM_SWIFT, 0, 0, 0, 0, 0, 0, 0},
+    {"auto", 0, COAL_SPMM_AUTO, 0, 0, 0, 0, 0, 0, 0},
+    {"rowsplit-u8", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 8, 0},
+    {"rs-s1", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 0, 1},
+    {"rs-s2", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 0, 2},
+    {"rs-s4", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 0, 4},
+    {"rs-s8", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 0, 8},
 };
 enum { SH_RS = 3, SH_MG = 4, SH_SW = 5, SH_AUTO_ROW = 6, SH_AUTO_COL = 8 };
 #define NSHARED ((int)(sizeof shared_variants / sizeof shared_variants[0]))
@@ -131,6 +143,9 @@ static void measure(const char *mname, coal_mat A, int64_t k, const variant *vs,
     if (va->maxk && k > va->maxk) continue;
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_VEC, va->vec);
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_ROWS, va->rows);
+    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_W, va->w);
+    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_UB, va->ub);
+    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_S, va->sub);
     coal_status st = COAL_SUCCESS;
     if (va->cs)
       st = coal_cusparse_spmm_create(A, va->kern, k, (coal_layout)l, X[l]->data, X[l]->ld,
@@ -169,6 +184,9 @@ static void measure(const char *mname, coal_mat A, int64_t k, const variant *vs,
   }
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_VEC, 0);
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_ROWS, 0);
+  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_W, 0);
+  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_UB, 0);
+  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_S, 0);
 done:
   for (int l = 0; l < 2; l++) coal_bvec_destroy(&X[l]), coal_bvec_destroy(&Y[l]), free(ref[l]);
 }

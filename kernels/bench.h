@@ -63,9 +63,16 @@ void coal_cusparse_spmm_destroy(coal_cusparse_spmm *h);
 /* Tuning knobs of the CUDA SpMM kernels, for measurements (bench/spmm_probe.c): process-wide,
  * value 0 = the default. RS_VEC = 1: row-split reads X one element per lane (no vector loads);
  * RS_ROWS = r: each row-split group walks r rows (interleaved over the CTA's groups; default 4
- * on large matrices, 1 on small ones). A
- * host-only build answers COAL_ERR_NOT_COMPILED. */
-enum { COAL_SPMM_TUNE_RS_VEC = 0, COAL_SPMM_TUNE_RS_ROWS = 1, COAL_SPMM_TUNE_NKNOBS = 2 };
+ * on large matrices, 1 on small ones); RS_W, RS_UB, RS_S: see the enum. A host-only build
+ * answers COAL_ERR_NOT_COMPILED. */
+enum {
+  COAL_SPMM_TUNE_RS_VEC = 0,  /* 1: scalar X loads */
+  COAL_SPMM_TUNE_RS_ROWS = 1, /* rows walked per group (0: chosen at launch) */
+  COAL_SPMM_TUNE_RS_W = 2,    /* lanes per row (0: chosen at launch) */
+  COAL_SPMM_TUNE_RS_UB = 3, /* 8: small matrices keep 8 elements of X in flight per lane, not 16 */
+  COAL_SPMM_TUNE_RS_S = 4,  /* sub-groups sharing a row on small matrices, 1..8 (0: chosen) */
+  COAL_SPMM_TUNE_NKNOBS = 5
+};
 coal_status coal_spmm_cuda_tune(int what, int value);
 
 #ifdef __cplusplus

@@ -26,14 +26,24 @@ coal_status coal_spmm_kernel_parse(const char *name, coal_spmm_kernel *k) {
  *    3594 us for row-split on the strided block; 27-point 100^3: 3039 against 3892). Small
  *    matrices keep row-split on column-major blocks too (their strided rows of X stay in
  *    cache: it beat Swift in 358 of 364 (matrix, k) cells of the shared set).
- *  - k > 4 with moderately long rows (longest > 8*mean + 128, or mean > 80): merge-based
- *    (PGPgiantcompo, mbeacxc at k >= 8: 0.58-0.80x against 0.26-0.68x cuSPARSE with row-split).
- *  - otherwise row-split (Laplacians: 2.2x cuSPARSE at k = 32 on the 27-point 100^3, 1.7x on
- *    the 7-point 128^3, where merge-based was within 4%).
- * On the shared set plus the three large matrices this picks the fastest of our three
- * kernels in every measured (matrix, k > 1) cell (rule fitted to those measurements). */
+ *  - k >= 64 with moderately long rows (longest > 8*mean + 128, or mean > 80): merge-based
+ *    (PGPgiantcompo at k = 64, 128: 28 and 41 us against 44 and 68 us with row-split). Below
+ *    k = 64 the sub-groups of row-split's small-matrix launch (spmm_rowsplit.cu) share such
+ *    rows and win: PGPgiantcompo at k = 16: 15 us against 26 us merge-based; tols4000,
+ *    lp_ship04l and ca-GrQc at k = 8..32 alike.
+ *  - large matrices (nnz >= 2^20) with short rows (mean < 8) at k >= 32: merge-based (7-point
+ *    128^3 at k = 32: 594-651 us against 675-698 us with row-split in four runs on
+ *    2026-11-22; at k = 128 within 1%; at k = 8 row-split wins, 218 against 233 us).
+ *  - otherwise row-split (27-point 100^3: 714 us at k = 32 against 792 us merge-based).
+ * Fitted to the shared set on an H200 (2026-11-22): over the 265 (matrix, k >= 8) cells, 1.03x
+ * cuSPARSE (geometric mean) with 39 cells below 0.9x, against 42 for the previous rule
+ * (longest-row rule at every k > 4) on the same run. */
 #define SPMM_HUB(mean, mx)  ((double)(mx) > 32.0 * (mean) + 256.0)
 #define SPMM_LONG(mean, mx) ((double)(mx) > 8.0 * (mean) + 128.0 || (mean) > 80.0)
+#define SPMM_LONG_MIN_K     64
+#define SPMM_SHORT_MIN_K    32
+#define SPMM_SHORT_MIN_NNZ  (1 << 20)
+#define SPMM_SHORT_MEAN     8.0
 #define SPMM_SWIFT_MIN_K    32
 #define SPMM_SWIFT_MIN_NNZ  (1 << 20)
 
@@ -44,7 +54,9 @@ coal_spmm_kernel coal_spmm_select(coal_mat A, int64_t k, coal_layout layout) {
   if (SPMM_HUB(mean, mx)) return COAL_SPMM_MERGE;
   if (layout == COAL_COL_MAJOR && k >= SPMM_SWIFT_MIN_K && A->nnz >= SPMM_SWIFT_MIN_NNZ)
     return COAL_SPMM_SWIFT;
-  if (k > 4 && SPMM_LONG(mean, mx)) return COAL_SPMM_MERGE;
+  if (k >= SPMM_LONG_MIN_K && SPMM_LONG(mean, mx)) return COAL_SPMM_MERGE;
+  if (k >= SPMM_SHORT_MIN_K && A->nnz >= SPMM_SHORT_MIN_NNZ && mean < SPMM_SHORT_MEAN)
+    return COAL_SPMM_MERGE;
   return COAL_SPMM_ROWSPLIT;
 }
 

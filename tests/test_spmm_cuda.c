@@ -1,15 +1,16 @@
 /* CUDA SpMM kernels against their host twins (suite "cuda", exit 77 without a GPU).
  *
  * Every kernel (swift, rowsplit, merge, auto) on generated matrices (Laplacians, power-law,
- * random SPD), on the edge cases of test_spmm_host.c (empty, 1x1, empty rows and columns, a
- * dense row, a dense column, tall, wide, equal columns, identical rows, a band, hubs, a row
- * spanning several merge tiles) and on every shared SuiteSparse matrix, in fp64 and fp32: k in
- * {1, 4, 5, 8, 16, 32, 33, 64, 128}, both layouts of X and Y and mixed ones, leading dimensions
- * above the tight value (the padding must keep its sentinel), Y = NaN with beta = 0 and
- * alpha = -1.5, beta = 0.25 over a random Y. The reference is the same product with the twin
- * on a host context; errors are measured against the product's scale
+ * random SPD; a 64^3 Laplacian large enough for the launches of large matrices), on the edge cases
+ * of test_spmm_host.c (empty, 1x1, empty rows and columns, a dense row, a dense column, tall, wide,
+ * equal columns, identical rows, a band, hubs, a row spanning several merge tiles) and on every
+ * shared SuiteSparse matrix, in fp64 and fp32: k in {1, 4, 5, 8, 16, 32, 33, 64, 128}, both layouts
+ * of X and Y and mixed ones, leading dimensions above the tight value (the padding must keep its
+ * sentinel), Y = NaN with beta = 0 and alpha = -1.5, beta = 0.25 over a random Y. The reference is
+ * the same product with the twin on a host context; errors are measured against the product's scale
  * max |alpha| sum_j |a_ij x_jc| + |beta y0_ic| (as tests/test_spmv_cuda.c). Also: a repeated
- * beta = 0 product, new values (device copies refreshed), Swift heights 1, 3 and 32, and the
+ * beta = 0 product, new values (device copies refreshed), Swift heights 1, 3 and 32, row-split
+ * with 1, 2, 4 and 8 sub-groups per row and with 8 loads in flight (small matrices), and the
  * cuSPARSE SpMM reference against the host.
  * COALESCE_TEST_QUICK=1 runs the generated matrices and edge cases with fewer cases, in fp64
  * (for compute-sanitizer); COALESCE_TEST_KERNEL=name runs that kernel only. */
@@ -222,15 +223,17 @@ static uint64_t lcg(uint64_t *s) {
   return *s >> 33;
 }
 
-enum { NGEN = 4 };
+enum { NGEN = 5, GEN_LARGE = 4 };
 static const char *const gen_names[NGEN] = {"laplace3d-7pt-17^3", "laplace3d-27pt-9^3",
-                                            "powerlaw-5000", "random-spd-3000"};
+                                            "powerlaw-5000", "random-spd-3000",
+                                            "laplace3d-7pt-64^3"};
 static coal_status gen(coal_ctx ctx, int id, coal_dtype dt, coal_mat *A) {
   switch (id) {
   case 0: return coal_gen_laplace3d(ctx, 17, 17, 17, 7, dt, A);
   case 1: return coal_gen_laplace3d(ctx, 9, 9, 9, 27, dt, A);
   case 2: return coal_gen_powerlaw(ctx, 5000, 12.0, 2.5, 7, dt, A);
-  default: return coal_gen_random_spd(ctx, 3000, 8.0, 11, dt, A);
+  case 3: return coal_gen_random_spd(ctx, 3000, 8.0, 11, dt, A);
+  default: return coal_gen_laplace3d(ctx, 64, 64, 64, 7, dt, A);
   }
 }
 
@@ -367,6 +370,26 @@ static void check_heights(mat_pair *M, const char *name) {
   CHECK_OK(M->d->ctx, coal_mat_set_swift_height(M->d, COAL_SWIFT_DEFAULT_HEIGHT));
 }
 
+/* Row-split with every number of sub-groups per row on small matrices (1, 2, 4, 8; clamped to
+ * 32 lanes), and with 8 elements of X in flight instead of 16: k = 8 (also with padding), 16,
+ * 32, 33. */
+static void check_subgroups(mat_pair *M, const char *name) {
+  const int saved = only_kernel;
+  if (only_kernel >= 0 && only_kernel != COAL_SPMM_ROWSPLIT) return;
+  only_kernel = COAL_SPMM_ROWSPLIT;
+  for (int s = 0; s <= 4; s++) {
+    CHECK_OK(NULL, coal_spmm_cuda_tune(s < 4 ? COAL_SPMM_TUNE_RS_S : COAL_SPMM_TUNE_RS_UB,
+                                       s < 4 ? 1 << s : 8));
+    char nm[160];
+    snprintf(nm, sizeof nm, "%s (%s %d)", name, s < 4 ? "sub-groups" : "in flight",
+             s < 4 ? 1 << s : 8);
+    compare_cases(M, nm, (1u << 6) | (1u << 7) | (1u << 8) | (1u << 9) | (1u << 12));
+    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_S, 0);
+    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_UB, 0);
+  }
+  only_kernel = saved;
+}
+
 static void check_set_values(mat_pair *M, const char *name) {
   coal_dtype dt = M->h->dtype;
   int64_t nnz = M->h->nnz;
@@ -475,13 +498,20 @@ int main(void) {
     coal_dtype dt = t ? COAL_F32 : COAL_F64;
     for (int edge = 0; edge < 2; edge++)
       for (int id = 0; id < (edge ? NEDGE : NGEN); id++) {
+        if (!edge && id == GEN_LARGE && quick) continue;
         mat_pair M;
         if (!make_pair(&C, edge, id, dt, &M)) continue;
         const char *name = edge ? edge_names[id] : gen_names[id];
-        compare_cases(&M, name, (1u << NCASES) - 1u);
+        /* the large Laplacian (262144 rows) fills the GPU: the row-split launch for large
+         * matrices (several rows per group, two column tiles per pass); k = 8, 32 (both
+         * layouts), 33 mixed, 64, 128 with padding */
+        const unsigned large =
+            (1u << 6) | (1u << 9) | (1u << 10) | (1u << 12) | (1u << 14) | (1u << 16);
+        compare_cases(&M, name, !edge && id == GEN_LARGE ? large : (1u << NCASES) - 1u);
         if ((!edge && id == 2) || (edge && (id == 6 || id == 7 || id == 15)))
           check_heights(&M, name);
         if (!edge && (id == 0 || id == 2)) check_set_values(&M, name);
+        if ((!edge && id == 1) || (edge && (id == 8 || id == 15))) check_subgroups(&M, name);
         if (!quick && ((!edge && (id == 0 || id == 2)) || (edge && id == 10)))
           check_cusparse(&M, name);
         pair_destroy(&M);

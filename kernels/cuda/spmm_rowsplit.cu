@@ -13,6 +13,15 @@
  * that every shuffle has all 32 lanes. Per column the products are summed in the row's
  * nonzero order, in double, as the host twin does.
  *
+ * Small matrices (fewer CTAs than 8 per SM): the product is latency-bound, a row costing about
+ * len/U dependent round trips to L2. There each lane keeps 16 elements of X in flight (U =
+ * 16/V entries, not 8/V), and on row-major blocks with vector loads S sub-groups of W lanes
+ * share a row (sub-group s takes entries s, s+S, ...; their sums are added with shuffles before
+ * the store, so the summation order differs from the twin's), S = the largest power of two <= 8
+ * with S*U <= the longest row; when S*W > 32 and the launch holds fewer CTAs than SMs, W
+ * shrinks to 32/S (>= 4) and the column tiles spread over gridDim.y. One tile per pass; column
+ * passes over gridDim.y fill the GPU.
+ *
  * Entry lanes (k <= 4): a group of W lanes (W = smallest power of two >= the mean row length,
  * 2..32) shares a row's entries (lane l takes entries l, l+W, ...), each lane reads the k
  * entries of X's row for its entries, and the group reduces its k sums with shuffles
@@ -35,14 +44,16 @@ int coal_spmm_tune_knob[COAL_SPMM_TUNE_NKNOBS];
 
 namespace {
 
-template <typename T, int W, int V, bool XROW>
+template <typename T, int W, int V, int NT, bool XROW, int UB, int S>
 __global__ __launch_bounds__(COAL_CUDA_CTA) void rs_cols_kernel(
     int32_t nrows, const int32_t *__restrict__ rowptr, const int32_t *__restrict__ col,
     const T *__restrict__ val, const T *__restrict__ x, int64_t ldx, T *__restrict__ y, int64_t ldy,
     bool yrow, bool yvec, int k, int rpg, int tiles, double alpha, double beta) {
-  constexpr int TW = W * V;            /* columns per tile */
-  constexpr int G = COAL_CUDA_CTA / W; /* groups (rows in flight) per CTA */
-  const int lane = (int)(threadIdx.x % W), g = (int)(threadIdx.x / W);
+  constexpr int TW = W * V;             /* columns per tile */
+  constexpr int GW = W * S;             /* lanes per row: S sub-groups of W lanes */
+  constexpr int G = COAL_CUDA_CTA / GW; /* groups (rows in flight) per CTA */
+  const int lane = (int)(threadIdx.x % W), sub = (int)(threadIdx.x % GW) / W;
+  const int g = (int)(threadIdx.x / GW);
   const int64_t base = (int64_t)blockIdx.x * G * rpg;
   for (int i = 0; i < rpg; i++) {
     const int64_t row = base + (int64_t)i * G + g;
@@ -54,19 +65,32 @@ __global__ __launch_bounds__(COAL_CUDA_CTA) void rs_cols_kernel(
       len = __ldg(rowptr + row + 1) - p0;
     }
     const int maxlen = (int)__reduce_max_sync(COAL_FULL_MASK, (unsigned)len);
-    /* passes of `tiles` tiles; blockIdx.y picks every gridDim.y-th pass (uniform) */
+    /* passes of `tiles` (<= NT) tiles; blockIdx.y picks every gridDim.y-th pass (uniform) */
     for (int j0 = (int)blockIdx.y * tiles * TW; j0 < k; j0 += (int)gridDim.y * tiles * TW) {
-      const bool two = tiles == 2 && j0 + TW < k; /* uniform: second tile in this pass */
-      const int ja = j0 + lane * V, jb = ja + TW;
-      const bool ina = ja < k, inb = two && jb < k;
-      double acc0[V], acc1[V];
+      const int left = (k - j0 + TW - 1) / TW;
+      const int nt = left < tiles ? left : tiles; /* uniform: tiles in this pass */
+      double acc[NT][V];
 #pragma unroll
-      for (int v = 0; v < V; v++) acc0[v] = 0, acc1[v] = 0;
-      rs_row<T, W, V, XROW>(col, val, x, ldx, p0, len, maxlen, lane, ja, ina, jb, inb, two, acc0,
-                            acc1);
-      if (valid) {
-        if (ina) store_y<T, V>(y, ldy, yrow, yvec, (int32_t)row, ja, k, acc0, alpha, beta);
-        if (inb) store_y<T, V>(y, ldy, yrow, yvec, (int32_t)row, jb, k, acc1, alpha, beta);
+      for (int t = 0; t < NT; t++)
+#pragma unroll
+        for (int v = 0; v < V; v++) acc[t][v] = 0;
+      rs_row<T, W, V, NT, XROW, UB, S>(col, val, x, ldx, p0, len, maxlen, lane, sub, j0, k, nt,
+                                       acc);
+      /* sum of the S sub-groups (all 32 lanes take part) */
+#pragma unroll
+      for (int off = W; off < GW; off *= 2)
+#pragma unroll
+        for (int t = 0; t < NT; t++)
+#pragma unroll
+          for (int v = 0; v < V; v++)
+            acc[t][v] += __shfl_xor_sync(COAL_FULL_MASK, acc[t][v], off, GW);
+      if (valid && sub == 0) {
+#pragma unroll
+        for (int t = 0; t < NT; t++) {
+          const int j = j0 + t * TW + lane * V;
+          if (t < nt && j < k)
+            store_y<T, V>(y, ldy, yrow, yvec, (int32_t)row, j, k, acc[t], alpha, beta);
+        }
       }
     }
   }
@@ -128,10 +152,39 @@ struct rs_args {
   bool yrow, yvec;
   int k, rpg, tiles;
   unsigned ny; /* CTAs over column passes */
+  int sub;     /* sub-groups per row on small matrices (0: one) */
   double alpha, beta;
 };
 
-template <typename T, int W, int V, bool XROW>
+template <typename T, int W, int V, int NT, bool XROW, int UB, int S>
+void launch_kernel(coal_ctx ctx, const rs_args &b, unsigned grid) {
+  rs_cols_kernel<T, W, V, NT, XROW, UB, S>
+      <<<dim3(grid, b.ny), COAL_CUDA_CTA, 0, coal_stream(ctx)>>>(
+          b.nrows, b.rowptr, b.col, (const T *)b.val, (const T *)b.x, b.ldx, (T *)b.y, b.ldy,
+          b.yrow, b.yvec, b.k, b.rpg, b.tiles, b.alpha, b.beta);
+}
+
+/* Small matrices (fewer CTAs than the GPU holds at once): latency-bound, so a row's dependent
+ * round trips are cut twice: 16 elements of X in flight per lane (not 8), and S sub-groups of
+ * W lanes share the row's entries (S*W <= 32; vector loads of a row-major X only). */
+template <typename T, int W, int V, bool XROW> void launch_small(coal_ctx ctx, rs_args b, int s) {
+  constexpr bool SUB = XROW && V > 1;
+  if (!SUB || s > 32 / W) s = SUB ? 32 / W : 1;
+  const int64_t ntiles = (b.k + W * V - 1) / (W * V), target = (int64_t)ctx->cuda->sm_count * 8;
+  const unsigned grid = coal_cuda_grid(b.nrows, (int64_t)(COAL_CUDA_CTA / (W * s)) * b.rpg);
+  int64_t ny = (target + grid - 1) / grid;
+  ny = ny < ntiles ? ny : ntiles;
+  b.tiles = 1, b.ny = (unsigned)(ny < 1 ? 1 : ny < 65535 ? ny : 65535);
+  if constexpr (SUB && W <= 4)
+    if (s == 8) return launch_kernel<T, W, V, 1, XROW, 16, 8>(ctx, b, grid);
+  if constexpr (SUB && W <= 8)
+    if (s == 4) return launch_kernel<T, W, V, 1, XROW, 16, 4>(ctx, b, grid);
+  if constexpr (SUB && W <= 16)
+    if (s == 2) return launch_kernel<T, W, V, 1, XROW, 16, 2>(ctx, b, grid);
+  launch_kernel<T, W, V, 1, XROW, 16, 1>(ctx, b, grid);
+}
+
+template <typename T, int W, int V, int NT, bool XROW>
 coal_status launch_cols(coal_ctx ctx, const rs_args &a) {
   constexpr int G = COAL_CUDA_CTA / W;
   const int64_t target = (int64_t)ctx->cuda->sm_count * 8, ntiles = (a.k + W * V - 1) / (W * V);
@@ -140,27 +193,30 @@ coal_status launch_cols(coal_ctx ctx, const rs_args &a) {
    * 7-point 128^3: 611 against 662 us at k = 32, 2379 against 2631 us at k = 128) */
   if (b.rpg <= 0) b.rpg = (int64_t)a.nrows >= 4 * target * G ? 4 : 1;
   const unsigned grid = coal_cuda_grid(a.nrows, (int64_t)G * b.rpg);
-  /* few rows: column passes of one tile spread over gridDim.y (A is re-read, from L2) */
-  b.tiles = 2, b.ny = 1;
-  if ((int64_t)grid < target && ntiles > 1) {
-    int64_t ny = (target + grid - 1) / grid;
-    ny = ny < ntiles ? ny : ntiles;
-    b.tiles = 1, b.ny = (unsigned)(ny < 65535 ? ny : 65535);
+  if ((int64_t)grid < target && coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_UB] != 8) {
+    launch_small<T, W, V, XROW>(ctx, b, b.sub > 0 ? b.sub : 1);
+  } else {
+    /* few rows (UB knob only): column passes of one tile spread over gridDim.y */
+    b.tiles = NT, b.ny = 1;
+    if ((int64_t)grid < target && ntiles > 1) {
+      int64_t ny = (target + grid - 1) / grid;
+      ny = ny < ntiles ? ny : ntiles;
+      b.tiles = 1, b.ny = (unsigned)(ny < 65535 ? ny : 65535);
+    }
+    launch_kernel<T, W, V, NT, XROW, 8, 1>(ctx, b, grid);
   }
-  rs_cols_kernel<T, W, V, XROW><<<dim3(grid, b.ny), COAL_CUDA_CTA, 0, coal_stream(ctx)>>>(
-      b.nrows, b.rowptr, b.col, (const T *)b.val, (const T *)b.x, b.ldx, (T *)b.y, b.ldy, b.yrow,
-      b.yvec, b.k, b.rpg, b.tiles, b.alpha, b.beta);
   COAL_CUDA_LAUNCH_CHECK(ctx);
   return COAL_SUCCESS;
 }
 
+/* W lanes per row, two tiles per pass (four were measured and lost: bench/spmm_notes.md) */
 template <typename T, int V, bool XROW>
 coal_status launch_cols_w(coal_ctx ctx, const rs_args &a, int w) {
   switch (w) {
-  case 4: return launch_cols<T, 4, V, XROW>(ctx, a);
-  case 8: return launch_cols<T, 8, V, XROW>(ctx, a);
-  case 16: return launch_cols<T, 16, V, XROW>(ctx, a);
-  default: return launch_cols<T, 32, V, XROW>(ctx, a);
+  case 4: return launch_cols<T, 4, V, 2, XROW>(ctx, a);
+  case 8: return launch_cols<T, 8, V, 2, XROW>(ctx, a);
+  case 16: return launch_cols<T, 16, V, 2, XROW>(ctx, a);
+  default: return launch_cols<T, 32, V, 2, XROW>(ctx, a);
   }
 }
 
@@ -196,6 +252,7 @@ coal_status rowsplit(coal_mat A, const struct coal_mat_cuda *d, double alpha, co
   a.yrow = Y->layout == COAL_ROW_MAJOR, a.yvec = false;
   a.k = (int)X->k, a.alpha = alpha, a.beta = beta, a.tiles = 2, a.ny = 1;
   a.rpg = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_ROWS]; /* 0: chosen at launch */
+  a.sub = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_S];    /* 0: chosen below */
   if (a.k <= kEntryMaxK) {
     const double mean = A->nrows ? (double)A->nnz / (double)A->nrows : 0.0;
     /* lanes 0..k-1 of a group store the k sums: W >= k */
@@ -205,8 +262,33 @@ coal_status rowsplit(coal_mat A, const struct coal_mat_cuda *d, double alpha, co
   int v = xrow ? vec_width(X, es) : 1;
   if (coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_VEC] == 1) v = 1;
   while (v > 1 && a.k / v < 4) v /= 2; /* at least 4 lanes of work per row */
-  const int w = pow2_clamp((a.k + v - 1) / v, 4, 32);
+  int w = pow2_clamp((a.k + v - 1) / v, 4, 32);
+  if (coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_W])
+    w = pow2_clamp(coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_W], 4, 32);
   a.yvec = v > 1 && vec_width(Y, es) >= v;
+  /* small matrices (the launch holds fewer CTAs than the GPU, see launch_cols) with vector
+   * loads: S sub-groups per row, the largest power of two <= 8 with S*U <= the longest row
+   * (U = 16/V entries in flight per sub-group); when S*W > 32 and the launch would hold fewer
+   * CTAs than the GPU has SMs, narrower groups (W = 32/S >= 4, more column tiles over
+   * gridDim.y) so that long rows still get S sub-groups (on larger launches the extra passes
+   * over A cost more than they save: bcsstk16 at k = 128 took 62 us narrowed, 37 us not).
+   * Measured on an H200 over the shared matrices (bench/spmm_notes.md). */
+  const int64_t target = (int64_t)ctx->cuda->sm_count * 8;
+  if (xrow && v > 1 && a.sub == 0 && coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_UB] != 8 &&
+      (int64_t)a.nrows < target * (COAL_CUDA_CTA / w)) {
+
+    int32_t mx = 0;
+    COAL_CALL(coal_mat_max_row_len_compute(A, &mx)); /* once per matrix (cached) */
+    int s = 1;
+    while (s < 8 && 2 * s * (16 / v) <= mx) s *= 2;
+    a.sub = s;
+    /* fewer CTAs than SMs with the sub-groups that fit in W (under-filled GPU) */
+    const int fit = s < 32 / w ? s : 32 / w;
+    const bool narrow =
+        (int64_t)a.nrows < (int64_t)ctx->cuda->sm_count * (COAL_CUDA_CTA / (w * fit));
+    if (narrow && !coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_W] && w * s > 32)
+      w = 32 / s < 4 ? 4 : 32 / s;
+  }
   if (!xrow) return launch_cols_w<T, 1, false>(ctx, a, w);
   if (v == 1) return launch_cols_w<T, 1, true>(ctx, a, w);
   if (v == 2) return launch_cols_w<T, 2, true>(ctx, a, w);

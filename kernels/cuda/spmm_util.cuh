@@ -85,23 +85,33 @@ __device__ __forceinline__ void store_y(T *__restrict__ y, int64_t ldy, bool yro
 
 constexpr int kRsChunk = 32; /* row-split: entries of A loaded per pass of a group */
 
-/* The row-split inner loop (spmm_rowsplit.cu, which describes it): the group of W lanes that owns
- * a row accumulates its products into acc0 (columns ja .. ja+V-1 of X, when ina) and, when two,
- * acc1 (columns jb .., when inb). The row's entries are p0 .. p0+len-1; maxlen is the longest
- * row of the warp, so that the loop bounds and every shuffle are uniform over its 32 lanes. */
-template <typename T, int W, int V, bool XROW>
+/* The row-split inner loop (spmm_rowsplit.cu, which describes it): the group of S*W lanes that
+ * owns a row is S sub-groups of W lanes; sub-group `sub` takes the entries sub, sub+S, ... of the
+ * row and accumulates their products into acc[t] (columns j0 + t*W*V + lane*V .. +V-1 of X) for
+ * the nt <= NT tiles of this pass (nt uniform over the warp); the caller sums the S sub-groups.
+ * The row's entries are p0 .. p0+len-1; maxlen is the longest row of the warp, so that the loop
+ * bounds and every shuffle are uniform over its 32 lanes. The broadcast entries (index and value,
+ * shuffled once) serve all NT tiles: more tiles per lane mean fewer shuffles per multiply-add.
+ * U = UB/V entries per sub-group (UB elements of X per lane) have their loads in flight together,
+ * so a row takes about len/(S*U) dependent round trips. */
+template <typename T, int W, int V, int NT, bool XROW, int UB = 8, int S = 1>
 __device__ __forceinline__ void rs_row(const int32_t *__restrict__ col, const T *__restrict__ val,
                                        const T *__restrict__ x, int64_t ldx, int32_t p0, int len,
-                                       int maxlen, int lane, int ja, bool ina, int jb, bool inb,
-                                       bool two, double (&acc0)[V], double (&acc1)[V]) {
-  constexpr int M = kRsChunk / W;       /* entries of a chunk held per lane */
-  constexpr int U = V >= 8 ? 1 : 8 / V; /* broadcast entries whose X loads are in flight */
+                                       int maxlen, int lane, int sub, int j0, int k, int nt,
+                                       double (&acc)[NT][V]) {
+  constexpr int GW = W * S;                                /* lanes of the group */
+  constexpr int M = kRsChunk / GW;                         /* entries of a chunk held per lane */
+  constexpr int U0 = V >= UB ? 1 : UB / V;                 /* X loads in flight per sub-group */
+  constexpr int U = U0 * S > kRsChunk ? kRsChunk / S : U0; /* a step stays inside the chunk */
+  static_assert(GW <= 32 && kRsChunk % (U * S) == 0, "row-split group shape");
+  constexpr int TW = W * V;
+  const int gl = sub * W + lane; /* lane inside the group */
   for (int c0 = 0; c0 < maxlen; c0 += kRsChunk) {
     int32_t mc[M];
     T mv[M];
 #pragma unroll
     for (int m = 0; m < M; m++) {
-      const int e = c0 + lane + m * W;
+      const int e = c0 + gl + m * GW;
       mc[m] = 0, mv[m] = T(0);
       if (e < len) {
         mc[m] = coal_ld_stream(col + p0 + e);
@@ -110,39 +120,31 @@ __device__ __forceinline__ void rs_row(const int32_t *__restrict__ col, const T 
     }
     const int cn = maxlen - c0 < kRsChunk ? maxlen - c0 : kRsChunk;
 #pragma unroll
-    for (int t0 = 0; t0 < kRsChunk; t0 += U) {
+    for (int t0 = 0; t0 < kRsChunk; t0 += U * S) {
       if (t0 >= cn) break; /* uniform */
       int32_t cc[U];
       double a[U];
       bool on[U];
 #pragma unroll
       for (int u = 0; u < U; u++) {
-        const int t = t0 + u;
-        cc[u] = __shfl_sync(COAL_FULL_MASK, mc[t / W], t % W, W);
-        a[u] = (double)__shfl_sync(COAL_FULL_MASK, mv[t / W], t % W, W);
-        on[u] = c0 + t < len;
+        /* entry t0 + u*S + sub: held by lane (t0 + u*S) % GW + sub of the group, in register
+         * (t0 + u*S) / GW (the same for every sub-group, as GW is a multiple of S) */
+        const int tb = t0 + u * S;
+        cc[u] = __shfl_sync(COAL_FULL_MASK, mc[tb / GW], tb % GW + sub, GW);
+        a[u] = (double)__shfl_sync(COAL_FULL_MASK, mv[tb / GW], tb % GW + sub, GW);
+        on[u] = c0 + tb + sub < len;
       }
-      /* the second tile's loads repeat the first's: kept inline so that both tiles share xv
-       * (a helper per tile changes the generated code of the row-split kernel) */
-      double xv[U][V];
+      /* one tile after the other, sharing xv (the U loads of a tile are in flight together) */
 #pragma unroll
-      for (int u = 0; u < U; u++) {
-        if (on[u] && ina)
-          load_x<T, V, XROW>(x, ldx, cc[u], ja, xv[u]);
-        else
-#pragma unroll
-          for (int v = 0; v < V; v++) xv[u][v] = 0;
-      }
-#pragma unroll
-      for (int u = 0; u < U; u++)
-        if (on[u])
-#pragma unroll
-          for (int v = 0; v < V; v++) acc0[v] += a[u] * xv[u][v];
-      if (two) {
+      for (int t = 0; t < NT; t++) {
+        if (t >= nt) break; /* uniform */
+        const int j = j0 + t * TW + lane * V;
+        const bool in = j < k;
+        double xv[U][V];
 #pragma unroll
         for (int u = 0; u < U; u++) {
-          if (on[u] && inb)
-            load_x<T, V, XROW>(x, ldx, cc[u], jb, xv[u]);
+          if (on[u] && in)
+            load_x<T, V, XROW>(x, ldx, cc[u], j, xv[u]);
           else
 #pragma unroll
             for (int v = 0; v < V; v++) xv[u][v] = 0;
@@ -151,7 +153,7 @@ __device__ __forceinline__ void rs_row(const int32_t *__restrict__ col, const T 
         for (int u = 0; u < U; u++)
           if (on[u])
 #pragma unroll
-            for (int v = 0; v < V; v++) acc1[v] += a[u] * xv[u][v];
+            for (int v = 0; v < V; v++) acc[t][v] += a[u] * xv[u][v];
       }
     }
   }
