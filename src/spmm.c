@@ -35,9 +35,9 @@ coal_status coal_spmm_kernel_parse(const char *name, coal_spmm_kernel *k) {
  *    128^3 at k = 32: 594-651 us against 675-698 us with row-split in four runs on
  *    2026-11-22; at k = 128 within 1%; at k = 8 row-split wins, 218 against 233 us).
  *  - otherwise row-split (27-point 100^3: 714 us at k = 32 against 792 us merge-based).
- * Fitted to the shared set on an H200 (2026-11-22): over the 265 (matrix, k >= 8) cells, 1.03x
- * cuSPARSE (geometric mean) with 39 cells below 0.9x, against 42 for the previous rule
- * (longest-row rule at every k > 4) on the same run. */
+ * Fitted to the shared set on an H200; with it (2026-11-22, commit 0f42893) 33 of the 364
+ * (matrix, k) cells are below 0.9x the best cuSPARSE (74 with the previous rule and kernels),
+ * geometric mean 1.12x (bench/RESULTS.md). */
 #define SPMM_HUB(mean, mx)  ((double)(mx) > 32.0 * (mean) + 256.0)
 #define SPMM_LONG(mean, mx) ((double)(mx) > 8.0 * (mean) + 128.0 || (mean) > 80.0)
 #define SPMM_LONG_MIN_K     64
