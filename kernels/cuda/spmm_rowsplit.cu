@@ -276,7 +276,6 @@ coal_status rowsplit(coal_mat A, const struct coal_mat_cuda *d, double alpha, co
   const int64_t target = (int64_t)ctx->cuda->sm_count * 8;
   if (xrow && v > 1 && a.sub == 0 && coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_UB] != 8 &&
       (int64_t)a.nrows < target * (COAL_CUDA_CTA / w)) {
-
     int32_t mx = 0;
     COAL_CALL(coal_mat_max_row_len_compute(A, &mx)); /* once per matrix (cached) */
     int s = 1;
