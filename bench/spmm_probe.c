@@ -113,6 +113,8 @@ static const variant shared_variants[] = {
     {"rs-s2", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 0, 2},
     {"rs-s4", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 0, 4},
     {"rs-s8", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 0, 8},
+    {"rs-w16", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 16, 0, 0},
+    {"rs-w8", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 8, 0, 0},
 };
 enum { SH_RS = 3, SH_MG = 4, SH_SW = 5, SH_AUTO_ROW = 6, SH_AUTO_COL = 8 };
 #define NSHARED ((int)(sizeof shared_variants / sizeof shared_variants[0]))
