@@ -88,6 +88,7 @@ static const variant big_variants[] = {
     {"rowsplit", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 0, 0},
     {"rowsplit-r1", 1, COAL_SPMM_ROWSPLIT, 0, 0, 1, 0, 0, 0, 0},
     {"merge", 1, COAL_SPMM_MERGE, 0, 0, 0, 0, 0, 0, 0},
+    {"merge-u8", 1, COAL_SPMM_MERGE, 0, 0, 0, 0, 0, 8, 0},
     {"swift", 1, COAL_SPMM_SWIFT, 0, 0, 0, 8, 0, 0, 0},
     {"auto", 1, COAL_SPMM_AUTO, 0, 0, 0, 0, 0, 0, 0},
     {"cusparse-alg1", 0, 1, 1, 0, 0, 0, 0, 0, 0},
@@ -115,6 +116,7 @@ static const variant shared_variants[] = {
     {"rs-s8", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 0, 8},
     {"rs-w16", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 16, 0, 0},
     {"rs-w8", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 8, 0, 0},
+    {"merge-u8", 1, COAL_SPMM_MERGE, 0, 0, 0, 0, 0, 8, 0},
 };
 enum { SH_RS = 3, SH_MG = 4, SH_SW = 5, SH_AUTO_ROW = 6, SH_AUTO_COL = 8 };
 #define NSHARED ((int)(sizeof shared_variants / sizeof shared_variants[0]))
@@ -147,6 +149,7 @@ static void measure(const char *mname, coal_mat A, int64_t k, const variant *vs,
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_ROWS, va->rows);
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_W, va->w);
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_UB, va->ub);
+    coal_spmm_cuda_tune(COAL_SPMM_TUNE_MG_UB, va->ub);
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_S, va->sub);
     coal_status st = COAL_SUCCESS;
     if (va->cs)
@@ -188,6 +191,7 @@ static void measure(const char *mname, coal_mat A, int64_t k, const variant *vs,
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_ROWS, 0);
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_W, 0);
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_UB, 0);
+  coal_spmm_cuda_tune(COAL_SPMM_TUNE_MG_UB, 0);
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_S, 0);
 done:
   for (int l = 0; l < 2; l++) coal_bvec_destroy(&X[l]), coal_bvec_destroy(&Y[l]), free(ref[l]);

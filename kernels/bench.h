@@ -63,7 +63,7 @@ void coal_cusparse_spmm_destroy(coal_cusparse_spmm *h);
 /* Tuning knobs of the CUDA SpMM kernels, for measurements (bench/spmm_probe.c): process-wide,
  * value 0 = the default. RS_VEC = 1: row-split reads X one element per lane (no vector loads);
  * RS_ROWS = r: each row-split group walks r rows (interleaved over the CTA's groups; default 4
- * on large matrices, 1 on small ones); RS_W, RS_UB, RS_S: see the enum. A host-only build
+ * on large matrices, 1 on small ones); RS_W, RS_UB, RS_S, MG_UB: see the enum. A host-only build
  * answers COAL_ERR_NOT_COMPILED. */
 enum {
   COAL_SPMM_TUNE_RS_VEC = 0,  /* 1: scalar X loads */
@@ -71,7 +71,9 @@ enum {
   COAL_SPMM_TUNE_RS_W = 2,    /* lanes per row (0: chosen at launch) */
   COAL_SPMM_TUNE_RS_UB = 3, /* 8: small matrices keep 8 elements of X in flight per lane, not 16 */
   COAL_SPMM_TUNE_RS_S = 4,  /* sub-groups sharing a row on small matrices, 1..8 (0: chosen) */
-  COAL_SPMM_TUNE_NKNOBS = 5
+  COAL_SPMM_TUNE_MG_UB = 5, /* merge-based elements of X in flight per lane, 8 or 16 (0: 16
+                               for k <= 32, else 8) */
+  COAL_SPMM_TUNE_NKNOBS = 6
 };
 coal_status coal_spmm_cuda_tune(int what, int value);
 

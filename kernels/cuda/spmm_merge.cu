@@ -7,16 +7,16 @@
  * the tile's column indices, values and row ends into shared memory (coalesced, streaming),
  * then splits the tile among NG = 128/W groups of W lanes, IPG = TILE/NG items each. A group
  * finds its start by binary search in shared memory and walks its items row by row: the
- * nonzeros of a row are processed U at a time with their X loads in flight (lane l owns columns
- * l*V .. l*V+V-1 of a tile of TW = W*V columns, one coalesced read of an X row per nonzero on
- * row-major blocks); a row end stores y = alpha*sum + beta*y (beta == 0: not read). The first
- * row a group ends may have started in earlier groups: it is stored after a barrier, with their
- * partial sums (shared memory) added; the row still open at the end of the tile leaves the CTA
- * as its carry-out (row, k partial sums in double), which a fix-up kernel adds into Y with
- * atomics after every row has been stored (stream order), as the twin's fix-up pass does.
- * For k > TW the groups walk their items again for each further tile of columns (A stays in
- * shared memory). W = smallest power of two >= k/V in [1, 32]: for k = 1 every thread walks 7
- * items, as the SpMV kernel.
+ * nonzeros of a row are processed U at a time (U = 16/V for k <= 32 on vector loads, else
+ * 8/V) with their X loads in flight (lane l owns columns l*V .. l*V+V-1 of a tile of TW = W*V
+ * columns, one coalesced read of an X row per nonzero on row-major blocks); a row end stores
+ * y = alpha*sum + beta*y (beta == 0: not read). The first row a group ends may have started in
+ * earlier groups: it is stored after a barrier, with their partial sums (shared memory) added;
+ * the row still open at the end of the tile leaves the CTA as its carry-out (row, k partial
+ * sums in double), which a fix-up kernel adds into Y with atomics after every row has been
+ * stored (stream order), as the twin's fix-up pass does. For k > TW the groups walk their items
+ * again for each further tile of columns (A stays in shared memory). W = smallest power of two
+ * >= k/V in [1, 32]: for k = 1 every thread walks 7 items, as the SpMV kernel.
  *
  * Traffic: A streamed once (nnz*(sizeof(T)+4) + 4*nrows), X rows gathered (k*sizeof(T) per
  * nonzero), Y written once (read when beta != 0); per CTA 8 bytes of partition and 4+8k bytes
@@ -31,14 +31,14 @@ namespace {
 constexpr int kThreads = COAL_MERGE_THREADS;
 constexpr int kTile = COAL_MERGE_ITEMS;
 
-template <typename T, int W, int V, bool XROW>
+template <typename T, int W, int V, bool XROW, int UB>
 __global__ __launch_bounds__(kThreads) void mg_kernel(
     const int32_t *__restrict__ row_end, const int32_t *__restrict__ col, const T *__restrict__ val,
     const T *__restrict__ x, int64_t ldx, T *__restrict__ y, int64_t ldy, bool yrow, bool yvec,
     int k, const int32_t *__restrict__ prow, const int32_t *__restrict__ pnz,
     int32_t *__restrict__ carry_row, double *__restrict__ carry, double alpha, double beta) {
   constexpr int TW = W * V, NG = kThreads / W, IPG = kTile / NG;
-  constexpr int U = V >= 8 ? 1 : 8 / V;
+  constexpr int U = V >= UB ? 1 : UB / V; /* nonzeros whose X loads are in flight together */
   static_assert(kTile % NG == 0, "tile not divisible among groups");
   __shared__ int32_t s_col[kTile];
   __shared__ T s_val[kTile];
@@ -186,10 +186,24 @@ struct mg_args {
   double alpha, beta;
 };
 
-template <typename T, int W, int V, bool XROW> coal_status launch(coal_ctx ctx, const mg_args &a) {
-  mg_kernel<T, W, V, XROW><<<dim3((unsigned)a.nctas, a.ny), kThreads, 0, coal_stream(ctx)>>>(
+template <typename T, int W, int V, bool XROW, int UB>
+void launch_ub(coal_ctx ctx, const mg_args &a) {
+  mg_kernel<T, W, V, XROW, UB><<<dim3((unsigned)a.nctas, a.ny), kThreads, 0, coal_stream(ctx)>>>(
       a.row_end, a.col, (const T *)a.val, (const T *)a.x, a.ldx, (T *)a.y, a.ldy, a.yrow, a.yvec,
       a.k, a.prow, a.pnz, a.carry_row, a.carry, a.alpha, a.beta);
+}
+
+/* Elements of X in flight per lane: 16 for k <= 32 on vector loads of a row-major X, else 8
+ * (H200, 2026-11-22: 7-point 128^3 at k = 8 221 against 234 us, k = 32 585 against 597;
+ * power-law 2^20 at k = 8 336 against 357, k = 32 800 against 818; at k = 128 8 was better,
+ * 2535 against 2599 us on the 7-point). The MG_UB knob (8 or 16) overrides. */
+template <typename T, int W, int V, bool XROW> coal_status launch(coal_ctx ctx, const mg_args &a) {
+  const int knob = coal_spmm_tune_knob[COAL_SPMM_TUNE_MG_UB];
+  const int ub = knob == 8 || knob == 16 ? knob : a.k <= 32 ? 16 : 8;
+  if (XROW && V > 1 && ub == 16)
+    launch_ub<T, W, V, XROW, 16>(ctx, a);
+  else
+    launch_ub<T, W, V, XROW, 8>(ctx, a);
   COAL_CUDA_LAUNCH_CHECK(ctx);
   return COAL_SUCCESS;
 }

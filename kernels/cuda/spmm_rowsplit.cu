@@ -196,7 +196,7 @@ coal_status launch_cols(coal_ctx ctx, const rs_args &a) {
   if ((int64_t)grid < target && coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_UB] != 8) {
     launch_small<T, W, V, XROW>(ctx, b, b.sub > 0 ? b.sub : 1);
   } else {
-    /* few rows (UB knob only): column passes of one tile spread over gridDim.y */
+    /* few rows (UB knob 8 only): column passes of one tile spread over gridDim.y */
     b.tiles = NT, b.ny = 1;
     if ((int64_t)grid < target && ntiles > 1) {
       int64_t ny = (target + grid - 1) / grid;
