@@ -32,12 +32,12 @@ coal_status coal_spmm_kernel_parse(const char *name, coal_spmm_kernel *k) {
  *    rows and win: PGPgiantcompo at k = 16: 15 us against 26 us merge-based; tols4000,
  *    lp_ship04l and ca-GrQc at k = 8..32 alike.
  *  - large matrices (nnz >= 2^20) with short rows (mean < 8) at k >= 32: merge-based (7-point
- *    128^3 at k = 32: 594-651 us against 675-698 us with row-split in four runs on
- *    2026-11-22; at k = 128 within 1%; at k = 8 row-split wins, 218 against 233 us).
+ *    128^3 at k = 32: 580-651 us against 675-700 us with row-split in six runs on
+ *    2026-11-22; at k = 128 within 1%; at k = 8 row-split and merge-based are level).
  *  - otherwise row-split (27-point 100^3: 714 us at k = 32 against 792 us merge-based).
- * Fitted to the shared set on an H200; with it (2026-11-22, commit 0f42893) 33 of the 364
+ * Fitted to the shared set on an H200; with it (2026-11-22, commit 7af2b6a) 31 of the 364
  * (matrix, k) cells are below 0.9x the best cuSPARSE (74 with the previous rule and kernels),
- * geometric mean 1.12x (bench/RESULTS.md). */
+ * geometric mean 1.13x (bench/RESULTS.md). */
 #define SPMM_HUB(mean, mx)  ((double)(mx) > 32.0 * (mean) + 256.0)
 #define SPMM_LONG(mean, mx) ((double)(mx) > 8.0 * (mean) + 128.0 || (mean) > 80.0)
 #define SPMM_LONG_MIN_K     64
