@@ -5,12 +5,9 @@
 #ifndef COAL_CUDA_SPMM_UTIL_CUH
 #define COAL_CUDA_SPMM_UTIL_CUH
 
-#include "../bench.h"
+#include "../bench.h" /* the tuning knobs' names (the array: cuda_internal.h) */
 #include "../spmm.h"
 #include "cuda_internal.h"
-
-/* Tuning knobs (kernels/bench.h), defined in spmm_rowsplit.cu */
-extern int coal_spmm_tune_knob[COAL_SPMM_TUNE_NKNOBS];
 
 namespace coal_spmm_dev {
 
