@@ -156,6 +156,15 @@ struct rs_args {
   double alpha, beta;
 };
 
+/* CTAs of a small launch: the target number of CTAs (8 per SM) of the GPU, and column passes
+ * of one tile over gridDim.y up to that target (at most one per tile). */
+static inline int64_t rs_target(coal_ctx ctx) { return (int64_t)ctx->cuda->sm_count * 8; }
+static inline unsigned rs_column_spread(int64_t target, unsigned grid, int64_t ntiles) {
+  int64_t ny = (target + grid - 1) / grid;
+  ny = ny < ntiles ? ny : ntiles;
+  return (unsigned)(ny < 1 ? 1 : ny < 65535 ? ny : 65535);
+}
+
 template <typename T, int W, int V, int NT, bool XROW, int UB, int S>
 void launch_kernel(coal_ctx ctx, const rs_args &b, unsigned grid) {
   rs_cols_kernel<T, W, V, NT, XROW, UB, S>
@@ -170,11 +179,9 @@ void launch_kernel(coal_ctx ctx, const rs_args &b, unsigned grid) {
 template <typename T, int W, int V, bool XROW> void launch_small(coal_ctx ctx, rs_args b, int s) {
   constexpr bool SUB = XROW && V > 1;
   if (!SUB || s > 32 / W) s = SUB ? 32 / W : 1;
-  const int64_t ntiles = (b.k + W * V - 1) / (W * V), target = (int64_t)ctx->cuda->sm_count * 8;
+  const int64_t ntiles = (b.k + W * V - 1) / (W * V);
   const unsigned grid = coal_cuda_grid(b.nrows, (int64_t)(COAL_CUDA_CTA / (W * s)) * b.rpg);
-  int64_t ny = (target + grid - 1) / grid;
-  ny = ny < ntiles ? ny : ntiles;
-  b.tiles = 1, b.ny = (unsigned)(ny < 1 ? 1 : ny < 65535 ? ny : 65535);
+  b.tiles = 1, b.ny = rs_column_spread(rs_target(ctx), grid, ntiles);
   if constexpr (SUB && W <= 4)
     if (s == 8) return launch_kernel<T, W, V, 1, XROW, 16, 8>(ctx, b, grid);
   if constexpr (SUB && W <= 8)
@@ -187,7 +194,7 @@ template <typename T, int W, int V, bool XROW> void launch_small(coal_ctx ctx, r
 template <typename T, int W, int V, int NT, bool XROW>
 coal_status launch_cols(coal_ctx ctx, const rs_args &a) {
   constexpr int G = COAL_CUDA_CTA / W;
-  const int64_t target = (int64_t)ctx->cuda->sm_count * 8, ntiles = (a.k + W * V - 1) / (W * V);
+  const int64_t target = rs_target(ctx), ntiles = (a.k + W * V - 1) / (W * V);
   rs_args b = a;
   /* rows per group: 4 when there are rows enough for 4x the target CTAs (measured on an H200,
    * 7-point 128^3: 611 against 662 us at k = 32, 2379 against 2631 us at k = 128) */
@@ -198,11 +205,8 @@ coal_status launch_cols(coal_ctx ctx, const rs_args &a) {
   } else {
     /* few rows (UB knob 8 only): column passes of one tile spread over gridDim.y */
     b.tiles = NT, b.ny = 1;
-    if ((int64_t)grid < target && ntiles > 1) {
-      int64_t ny = (target + grid - 1) / grid;
-      ny = ny < ntiles ? ny : ntiles;
-      b.tiles = 1, b.ny = (unsigned)(ny < 65535 ? ny : 65535);
-    }
+    if ((int64_t)grid < target && ntiles > 1)
+      b.tiles = 1, b.ny = rs_column_spread(target, grid, ntiles);
     launch_kernel<T, W, V, NT, XROW, 8, 1>(ctx, b, grid);
   }
   COAL_CUDA_LAUNCH_CHECK(ctx);
@@ -273,7 +277,7 @@ coal_status rowsplit(coal_mat A, const struct coal_mat_cuda *d, double alpha, co
    * gridDim.y) so that long rows still get S sub-groups (on larger launches the extra passes
    * over A cost more than they save: bcsstk16 at k = 128 took 62 us narrowed, 37 us not).
    * Measured on an H200 over the shared matrices (bench/spmm_notes.md). */
-  const int64_t target = (int64_t)ctx->cuda->sm_count * 8;
+  const int64_t target = rs_target(ctx);
   if (xrow && v > 1 && a.sub == 0 && coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_UB] != 8 &&
       (int64_t)a.nrows < target * (COAL_CUDA_CTA / w)) {
     int32_t mx = 0;
