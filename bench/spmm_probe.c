@@ -78,45 +78,47 @@ typedef struct {
   int w;         /* row-split lanes per row (0: default) */
   int ub;        /* row-split X elements in flight per lane on small matrices (0: default) */
   int sub;       /* row-split sub-groups per row on small matrices (0: default) */
+  int line;      /* row-split grid-line stride knob (0: the matrix's, 1: none) */
 } variant;
 
 /* cuSPARSE first in each layout: its result is the reference of the layout */
 static const variant big_variants[] = {
-    {"cusparse-alg2", 1, 2, 1, 0, 0, 0, 0, 0, 0},
-    {"cusparse-alg3", 1, 3, 1, 0, 0, 0, 0, 0, 0},
-    {"cusparse-alg1", 1, 1, 1, 0, 0, 8, 0, 0, 0},
-    {"rowsplit", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 0, 0},
-    {"rowsplit-r1", 1, COAL_SPMM_ROWSPLIT, 0, 0, 1, 0, 0, 0, 0},
-    {"merge", 1, COAL_SPMM_MERGE, 0, 0, 0, 0, 0, 0, 0},
-    {"merge-u8", 1, COAL_SPMM_MERGE, 0, 0, 0, 0, 0, 8, 0},
-    {"swift", 1, COAL_SPMM_SWIFT, 0, 0, 0, 8, 0, 0, 0},
-    {"auto", 1, COAL_SPMM_AUTO, 0, 0, 0, 0, 0, 0, 0},
-    {"cusparse-alg1", 0, 1, 1, 0, 0, 0, 0, 0, 0},
-    {"rowsplit", 0, COAL_SPMM_ROWSPLIT, 0, 0, 0, 8, 0, 0, 0},
-    {"merge", 0, COAL_SPMM_MERGE, 0, 0, 0, 8, 0, 0, 0},
-    {"swift", 0, COAL_SPMM_SWIFT, 0, 0, 0, 0, 0, 0, 0},
-    {"auto", 0, COAL_SPMM_AUTO, 0, 0, 0, 0, 0, 0, 0},
+    {"cusparse-alg2", 1, 2, 1, 0, 0, 0, 0, 0, 0, 0},
+    {"cusparse-alg3", 1, 3, 1, 0, 0, 0, 0, 0, 0, 0},
+    {"cusparse-alg1", 1, 1, 1, 0, 0, 8, 0, 0, 0, 0},
+    {"rowsplit", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"rowsplit-r1", 1, COAL_SPMM_ROWSPLIT, 0, 0, 1, 0, 0, 0, 0, 0},
+    {"rs-nolines", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 0, 0, 1},
+    {"merge", 1, COAL_SPMM_MERGE, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"merge-u8", 1, COAL_SPMM_MERGE, 0, 0, 0, 0, 0, 8, 0, 0},
+    {"swift", 1, COAL_SPMM_SWIFT, 0, 0, 0, 8, 0, 0, 0, 0},
+    {"auto", 1, COAL_SPMM_AUTO, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"cusparse-alg1", 0, 1, 1, 0, 0, 0, 0, 0, 0, 0},
+    {"rowsplit", 0, COAL_SPMM_ROWSPLIT, 0, 0, 0, 8, 0, 0, 0, 0},
+    {"merge", 0, COAL_SPMM_MERGE, 0, 0, 0, 8, 0, 0, 0, 0},
+    {"swift", 0, COAL_SPMM_SWIFT, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"auto", 0, COAL_SPMM_AUTO, 0, 0, 0, 0, 0, 0, 0, 0},
 };
 #define NBIG ((int)(sizeof big_variants / sizeof big_variants[0]))
 
 static const variant shared_variants[] = {
-    {"cusparse-alg2", 1, 2, 1, 0, 0, 0, 0, 0, 0},
-    {"cusparse-alg3", 1, 3, 1, 0, 0, 0, 0, 0, 0},
-    {"cusparse-alg1", 0, 1, 1, 0, 0, 0, 0, 0, 0},
-    {"rowsplit", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 0, 0},
-    {"merge", 1, COAL_SPMM_MERGE, 0, 0, 0, 0, 0, 0, 0},
-    {"swift", 1, COAL_SPMM_SWIFT, 0, 0, 0, 0, 0, 0, 0},
-    {"auto", 1, COAL_SPMM_AUTO, 0, 0, 0, 0, 0, 0, 0},
-    {"swift", 0, COAL_SPMM_SWIFT, 0, 0, 0, 0, 0, 0, 0},
-    {"auto", 0, COAL_SPMM_AUTO, 0, 0, 0, 0, 0, 0, 0},
-    {"rowsplit-u8", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 8, 0},
-    {"rs-s1", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 0, 1},
-    {"rs-s2", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 0, 2},
-    {"rs-s4", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 0, 4},
-    {"rs-s8", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 0, 8},
-    {"rs-w16", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 16, 0, 0},
-    {"rs-w8", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 8, 0, 0},
-    {"merge-u8", 1, COAL_SPMM_MERGE, 0, 0, 0, 0, 0, 8, 0},
+    {"cusparse-alg2", 1, 2, 1, 0, 0, 0, 0, 0, 0, 0},
+    {"cusparse-alg3", 1, 3, 1, 0, 0, 0, 0, 0, 0, 0},
+    {"cusparse-alg1", 0, 1, 1, 0, 0, 0, 0, 0, 0, 0},
+    {"rowsplit", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"merge", 1, COAL_SPMM_MERGE, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"swift", 1, COAL_SPMM_SWIFT, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"auto", 1, COAL_SPMM_AUTO, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"swift", 0, COAL_SPMM_SWIFT, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"auto", 0, COAL_SPMM_AUTO, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"rowsplit-u8", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 8, 0, 0},
+    {"rs-s1", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 0, 1, 0},
+    {"rs-s2", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 0, 2, 0},
+    {"rs-s4", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 0, 4, 0},
+    {"rs-s8", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 0, 8, 0},
+    {"rs-w16", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 16, 0, 0, 0},
+    {"rs-w8", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 8, 0, 0, 0},
+    {"merge-u8", 1, COAL_SPMM_MERGE, 0, 0, 0, 0, 0, 8, 0, 0},
 };
 enum { SH_RS = 3, SH_MG = 4, SH_SW = 5, SH_AUTO_ROW = 6, SH_AUTO_COL = 8 };
 #define NSHARED ((int)(sizeof shared_variants / sizeof shared_variants[0]))
@@ -151,6 +153,7 @@ static void measure(const char *mname, coal_mat A, int64_t k, const variant *vs,
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_UB, va->ub);
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_MG_UB, va->ub);
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_S, va->sub);
+    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LINE, va->line);
     coal_status st = COAL_SUCCESS;
     if (va->cs)
       st = coal_cusparse_spmm_create(A, va->kern, k, (coal_layout)l, X[l]->data, X[l]->ld,
@@ -193,6 +196,7 @@ static void measure(const char *mname, coal_mat A, int64_t k, const variant *vs,
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_UB, 0);
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_MG_UB, 0);
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_S, 0);
+  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LINE, 0);
 done:
   for (int l = 0; l < 2; l++) coal_bvec_destroy(&X[l]), coal_bvec_destroy(&Y[l]), free(ref[l]);
 }
@@ -222,6 +226,8 @@ static void big(const char *which, int nk, const int64_t *ks) {
     int32_t mx = 0;
     for (int32_t r = 0; r < A->nrows; r++)
       if (A->rowptr[r + 1] - A->rowptr[r] > mx) mx = A->rowptr[r + 1] - A->rowptr[r];
+    int32_t line = 0;
+    if (coal_mat_line_stride_compute(A, &line)) line = -1;
     /* one SpMV (fastload-t, the library's fastest on these) for the per-RHS criterion */
     coal_bvec x = NULL, y = NULL;
     double spmv = INFINITY;
@@ -232,8 +238,9 @@ static void big(const char *which, int nk, const int64_t *ks) {
       if (coal_bench_time(ctx, run_spmv, &a, 3, 20, &spmv, NULL)) spmv = INFINITY;
     }
     coal_bvec_destroy(&x), coal_bvec_destroy(&y);
-    printf("\n== %s: n %d, nnz %lld, mean row %.2f, max row %d; SpMV fastload-t %.1f us\n",
-           names[i], A->nrows, (long long)A->nnz, (double)A->nnz / A->nrows, mx, spmv);
+    printf("\n== %s: n %d, nnz %lld, mean row %.2f, max row %d, grid line %d; SpMV fastload-t "
+           "%.1f us\n",
+           names[i], A->nrows, (long long)A->nnz, (double)A->nnz / A->nrows, mx, line, spmv);
     for (int q = 0; q < nk; q++) {
       int64_t k = ks[q];
       double t[NBIG];

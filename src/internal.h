@@ -141,6 +141,7 @@ struct coal_mat_s {
                       0: unknown. Cleared when the values change. */
   int fastload_height;
   int32_t max_row_len; /* longest row, -1 until computed (structure never changes) */
+  int32_t line_stride; /* grid-line stride of the ordering, 0 none, -1 until computed */
   coal_fastload *fl;   /* scatter format (lanes = columns), built lazily */
   coal_fastload *flt;  /* gather format (lanes = rows), built lazily */
   int swift_height;    /* Swift block height limit; 0 = COAL_SWIFT_DEFAULT_HEIGHT */
@@ -298,6 +299,15 @@ coal_status coal_mat_max_row_len_compute(coal_mat A, int32_t *len);
  * error is recorded on the context). The front ends (coal_spmv_raw, coal_spmm) call
  * coal_mat_max_row_len_compute first, so a failure propagates from them. */
 int32_t coal_mat_max_row_len(coal_mat A);
+/* Stride of the grid lines of a structured-grid ordering (the most frequent least column
+ * offset >= COAL_LINE_MIN of sampled rows, when at least half of them share it), 0 if none;
+ * computed once from the structure and cached (a device-only matrix downloads its structure
+ * for it). Row-split SpMM walks such lines in tiles (spmm_rowsplit.cu). */
+#define COAL_LINE_MIN 8
+coal_status coal_mat_line_stride_compute(coal_mat A, int32_t *stride);
+/* The same for the selectors: 0 if computing it failed (the error is recorded on the context;
+ * coal_spmm computes it first for large matrices, so a failure propagates from there). */
+int32_t coal_mat_line_stride(coal_mat A);
 
 /* Monotonic clock in seconds (build timings). */
 double coal_now_seconds(void);

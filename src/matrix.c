@@ -36,6 +36,7 @@ coal_status coal_mat_wrap_csr(coal_ctx ctx, int32_t nrows, int32_t ncols, int32_
   A->valid = COAL_MEM_HOST;
   A->fastload_height = 8;
   A->max_row_len = -1;
+  A->line_stride = -1;
   *out = A;
   return COAL_SUCCESS;
 }
@@ -82,6 +83,7 @@ coal_status coal_mat_wrap_device(coal_ctx ctx, int32_t nrows, int32_t ncols, int
   A->valid = COAL_MEM_DEVICE;
   A->fastload_height = 8;
   A->max_row_len = -1;
+  A->line_stride = -1;
   *out = A;
   return COAL_SUCCESS;
 }
@@ -518,6 +520,66 @@ coal_status coal_mat_max_row_len_compute(coal_mat A, int32_t *len) {
   }
   if (len) *len = A->max_row_len;
   return COAL_SUCCESS;
+}
+
+/* Grid-line stride: for each of up to kLineSamples evenly spaced rows r, the smallest column
+ * offset c - r >= COAL_LINE_MIN among the row's entries; the most frequent of these, if at
+ * least half the sampled rows have it (a structured-grid ordering: 128 on the 7-point
+ * Laplacian 128^3, 99 on the 27-point 100^3), else 0. */
+enum { kLineSamples = 4096 };
+
+static int cmp_i32(const void *a, const void *b) {
+  const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+static int32_t line_stride_of(const int32_t *rp, const int32_t *ci, int32_t nrows, int32_t *cand) {
+  const int32_t ns = nrows < kLineSamples ? nrows : kLineSamples;
+  int32_t nc = 0;
+  for (int32_t s = 0; s < ns; s++) {
+    const int32_t r = (int32_t)(((int64_t)s * nrows + nrows / 2) / ns);
+    for (int32_t p = rp[r]; p < rp[r + 1]; p++)
+      if ((int64_t)ci[p] - r >= COAL_LINE_MIN) { /* sorted columns: the first one is the least */
+        cand[nc++] = ci[p] - r;
+        break;
+      }
+  }
+  qsort(cand, (size_t)nc, sizeof *cand, cmp_i32);
+  int32_t best = 0, bestn = 0;
+  for (int32_t i = 0; i < nc;) {
+    int32_t j = i;
+    while (j < nc && cand[j] == cand[i]) j++;
+    if (j - i > bestn) best = cand[i], bestn = j - i;
+    i = j;
+  }
+  return ns > 0 && 2 * (int64_t)bestn >= ns ? best : 0;
+}
+
+coal_status coal_mat_line_stride_compute(coal_mat A, int32_t *stride) {
+  if (A->line_stride < 0) {
+    int32_t *rp = A->rowptr, *ci = A->colind, *cand = NULL;
+    coal_status st = COAL_SUCCESS;
+    if (!rp) { /* a device-only matrix: its structure, once */
+      st = coal_malloc(A->ctx, sizeof(int32_t) * ((size_t)A->nrows + 1), (void **)&rp);
+      if (st == COAL_SUCCESS)
+        st = coal_malloc(A->ctx, sizeof(int32_t) * ((size_t)A->nnz + 1), (void **)&ci);
+      if (st == COAL_SUCCESS) st = coal_ops(A->ctx)->mat_download(A, rp, ci, NULL);
+    }
+    if (st == COAL_SUCCESS)
+      st = coal_malloc(A->ctx, sizeof(int32_t) * kLineSamples, (void **)&cand);
+    if (st == COAL_SUCCESS) A->line_stride = line_stride_of(rp, ci, A->nrows, cand);
+    coal_free(cand);
+    if (rp != A->rowptr) coal_free(rp), coal_free(ci);
+    if (st != COAL_SUCCESS) return st;
+  }
+  if (stride) *stride = A->line_stride;
+  return COAL_SUCCESS;
+}
+
+int32_t coal_mat_line_stride(coal_mat A) {
+  int32_t s = 0;
+  if (coal_mat_line_stride_compute(A, &s) != COAL_SUCCESS) return 0;
+  return s;
 }
 
 int32_t coal_mat_max_row_len(coal_mat A) {

@@ -15,7 +15,8 @@ coal_status coal_spmm_kernel_parse(const char *name, coal_spmm_kernel *k) {
   return COAL_SUCCESS;
 }
 
-/* Selection, O(1) after the first call (the longest row is computed once per matrix).
+/* Selection, O(1) after the first call (the longest row and, for large matrices, the grid-line
+ * stride are computed once per matrix).
  * Host: the row loop of row-split (no atomics, no format to build).
  * CUDA, measured on an H200 (fp64, bench/spmm_notes.md; k = 1 with contiguous X and Y never
  * gets here: coal_spmm runs the SpMV kernel of coal_spmv_select):
@@ -33,7 +34,10 @@ coal_status coal_spmm_kernel_parse(const char *name, coal_spmm_kernel *k) {
  *    lp_ship04l and ca-GrQc at k = 8..32 alike.
  *  - large matrices (nnz >= 2^20) with short rows (mean < 8) at k >= 32: merge-based (7-point
  *    128^3 at k = 32: 580-651 us against 675-700 us with row-split in six runs on
- *    2026-11-22; at k = 128 within 1%; at k = 8 row-split and merge-based are level).
+ *    2026-11-22; at k = 8 row-split and merge-based are level), unless the matrix is in a
+ *    structured-grid order (coal_mat_line_stride_compute) and the block row-major: row-split
+ *    walks tiles of grid lines there (7-point at k = 32: 573 us against 580 merge-based, at
+ *    k = 128: 2235 against 2520).
  *  - otherwise row-split (27-point 100^3: 714 us at k = 32 against 792 us merge-based).
  * Fitted to the shared set on an H200; with it (2026-11-22, commit 7af2b6a) 31 of the 364
  * (matrix, k) cells are below 0.9x the best cuSPARSE (74 with the previous rule and kernels),
@@ -55,7 +59,8 @@ coal_spmm_kernel coal_spmm_select(coal_mat A, int64_t k, coal_layout layout) {
   if (layout == COAL_COL_MAJOR && k >= SPMM_SWIFT_MIN_K && A->nnz >= SPMM_SWIFT_MIN_NNZ)
     return COAL_SPMM_SWIFT;
   if (k >= SPMM_LONG_MIN_K && SPMM_LONG(mean, mx)) return COAL_SPMM_MERGE;
-  if (k >= SPMM_SHORT_MIN_K && A->nnz >= SPMM_SHORT_MIN_NNZ && mean < SPMM_SHORT_MEAN)
+  if (k >= SPMM_SHORT_MIN_K && A->nnz >= SPMM_SHORT_MIN_NNZ && mean < SPMM_SHORT_MEAN &&
+      !(layout == COAL_ROW_MAJOR && coal_mat_line_stride(A) > 0))
     return COAL_SPMM_MERGE;
   return COAL_SPMM_ROWSPLIT;
 }
@@ -96,7 +101,10 @@ coal_status coal_spmm(coal_mat A, coal_spmm_kernel kernel, double alpha, coal_bv
   COAL_CALL(ops->mat_prepare(A));
   if (kernel == COAL_SPMM_AUTO) {
     /* the selection reads the longest row: computed here so that a failure propagates */
-    if (ctx->backend == COAL_BACKEND_CUDA) COAL_CALL(coal_mat_max_row_len_compute(A, NULL));
+    if (ctx->backend == COAL_BACKEND_CUDA) {
+      COAL_CALL(coal_mat_max_row_len_compute(A, NULL));
+      if (A->nnz >= SPMM_SHORT_MIN_NNZ) COAL_CALL(coal_mat_line_stride_compute(A, NULL));
+    }
     /* one column on the GPU: the SpMV kernels (FastLoad-T on large matrices) are faster than
      * any SpMM kernel at k = 1 */
     if (ctx->backend == COAL_BACKEND_CUDA && is_vector(X) && is_vector(Y))

@@ -416,6 +416,41 @@ static void test_mat_host(coal_ctx ctx) {
   CHECK_ERR(ctx, coal_mat_wrap_device(ctx, 4, 4, 0, COAL_F64, NULL, NULL), COAL_ERR_ARG);
 }
 
+/* Grid-line stride of generated orderings: nx on the 7-point (the +nx neighbour is the least
+ * offset >= COAL_LINE_MIN), nx - 1 on the 27-point, none on unstructured matrices; cached. */
+static void test_line_stride(coal_ctx ctx) {
+  const struct {
+    int kind;
+    int64_t nx, ny, nz;
+    int32_t want;
+  } g[] = {{7, 12, 10, 6, 12}, {27, 9, 8, 7, 8}, {7, 40, 3, 3, 40},
+           {7, 5, 5, 5, 25}, /* +nx = 5 < COAL_LINE_MIN: the next offset, nx*ny */
+           {7, 4, 1, 1, 0},    {7, 0, 4, 4, 0}};
+  for (size_t i = 0; i < sizeof g / sizeof g[0]; i++) {
+    coal_mat A = NULL;
+    CHECK_OK(ctx, coal_gen_laplace3d(ctx, g[i].nx, g[i].ny, g[i].nz, g[i].kind, COAL_F64, &A));
+    if (!A) continue;
+    int32_t s = -2, again = -2;
+    CHECK_OK(ctx, coal_mat_line_stride_compute(A, &s));
+    CHECK_OK(ctx, coal_mat_line_stride_compute(A, &again));
+    CHECK(s == g[i].want && again == s && A->line_stride == s,
+          "%d-point %lldx%lldx%lld: line stride %d (again %d), expected %d", g[i].kind,
+          (long long)g[i].nx, (long long)g[i].ny, (long long)g[i].nz, s, again, g[i].want);
+    coal_mat_destroy(&A);
+  }
+  coal_mat A = NULL;
+  CHECK_OK(ctx, coal_gen_powerlaw(ctx, 3000, 12.0, 2.5, 5, COAL_F64, &A));
+  int32_t s = -2;
+  if (A) CHECK_OK(ctx, coal_mat_line_stride_compute(A, &s));
+  CHECK(s == 0, "power-law: line stride %d, expected none", s);
+  coal_mat_destroy(&A);
+  CHECK_OK(ctx, coal_gen_random_spd(ctx, 3000, 8.0, 5, COAL_F64, &A));
+  s = -2;
+  if (A) CHECK_OK(ctx, coal_mat_line_stride_compute(A, &s));
+  CHECK(s == 0, "random SPD: line stride %d, expected none", s);
+  coal_mat_destroy(&A);
+}
+
 int main(void) {
   test_context();
   const coal_backend backends[2] = {COAL_BACKEND_HOST, COAL_BACKEND_CUDA};
@@ -434,6 +469,7 @@ int main(void) {
     test_create(ctx);
     test_mat_ops(ctx);
     test_mat_host(ctx);
+    test_line_stride(ctx);
     coal_ctx_destroy(&ctx);
   }
   return check_finish();

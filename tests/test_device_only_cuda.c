@@ -334,6 +334,12 @@ static void check_matrix(coal_ctx D, coal_mat O, const char *name) {
           "%s: products downloaded the host CSR", name);
     CHECK(T->max_row_len == coal_mat_max_row_len(O), "%s: longest row %d, original %d", name,
           T->max_row_len, coal_mat_max_row_len(O));
+    /* the grid-line stride from the downloaded structure, still no host copy kept */
+    int32_t lt = -2, lo = -3;
+    CHECK_OK(D, coal_mat_line_stride_compute(T, &lt));
+    CHECK_OK(O->ctx, coal_mat_line_stride_compute(O, &lo));
+    CHECK(lt == lo && !T->rowptr && !T->colind, "%s: line stride %d, original %d%s", name, lt, lo,
+          T->rowptr ? " (host copy kept)" : "");
     CHECK(coal_spmv_select(T) == coal_spmv_select(O) &&
               coal_spmm_select(T, 8, COAL_ROW_MAJOR) == coal_spmm_select(O, 8, COAL_ROW_MAJOR),
           "%s: AUTO picks another kernel for the device-only matrix", name);

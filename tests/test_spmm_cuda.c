@@ -390,6 +390,29 @@ static void check_subgroups(mat_pair *M, const char *name) {
   only_kernel = saved;
 }
 
+/* Row-split over tiles of grid lines (any stride is a permutation of the rows, so every row
+ * must come out as the twin's): strides forced by the knob, the matrix's own line and ones
+ * that leave partial segments, lines and tiles; the tile height (rows per group) too. */
+static void check_lines(mat_pair *M, const char *name) {
+  const int saved = only_kernel;
+  if (only_kernel >= 0 && only_kernel != COAL_SPMM_ROWSPLIT) return;
+  only_kernel = COAL_SPMM_ROWSPLIT;
+  const int32_t n = M->h->nrows;
+  const int strides[] = {16, 17, 37, 100, n - 1, n, n + 5};
+  for (size_t i = 0; i < sizeof strides / sizeof strides[0]; i++) {
+    if (strides[i] < 2) continue;
+    CHECK_OK(NULL, coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LINE, strides[i]));
+    CHECK_OK(NULL, coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_ROWS, i % 3 == 1 ? 3 : 0));
+    char nm[160];
+    snprintf(nm, sizeof nm, "%s (lines of %d)", name, strides[i]);
+    /* row-major X: k = 32, 33 (mixed, padded), 64 and 128 (padded) */
+    compare_cases(M, nm, (1u << 9) | (1u << 12) | (1u << 14) | (1u << 16));
+  }
+  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LINE, 0);
+  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_ROWS, 0);
+  only_kernel = saved;
+}
+
 static void check_set_values(mat_pair *M, const char *name) {
   coal_dtype dt = M->h->dtype;
   int64_t nnz = M->h->nnz;
@@ -512,6 +535,7 @@ int main(void) {
           check_heights(&M, name);
         if (!edge && (id == 0 || id == 2)) check_set_values(&M, name);
         if ((!edge && id == 1) || (edge && (id == 8 || id == 15))) check_subgroups(&M, name);
+        if (!edge && (id == 0 || id == 1 || id == 2)) check_lines(&M, name);
         if (!quick && ((!edge && (id == 0 || id == 2)) || (edge && id == 10)))
           check_cusparse(&M, name);
         pair_destroy(&M);

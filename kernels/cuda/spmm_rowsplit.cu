@@ -22,6 +22,14 @@
  * shrinks to 32/S (>= 4) and the column tiles spread over gridDim.y. One tile per pass; column
  * passes over gridDim.y fill the GPU.
  *
+ * Tiles of grid lines (large matrices in a structured-grid order, row-major X with vector
+ * loads, k >= 32): rows r and r + s, s the grid-line stride of the ordering (the least column
+ * offset >= 8 shared by most rows, coal_mat_line_stride_compute), read mostly the same rows of
+ * X. A CTA then takes one segment of G = 256/W consecutive rows of a line and walks rpg lines
+ * (4, or 8 from k = 64) down the grid, so that X rows fetched for one line are found in L1 by
+ * the next; W = k/(2V) so that both tiles of a pass are in use and G is as large as it can be.
+ * Any stride is correct (the mapping covers every row once); the stride only decides speed.
+ *
  * Entry lanes (k <= 4): a group of W lanes (W = smallest power of two >= the mean row length,
  * 2..32) shares a row's entries (lane l takes entries l, l+W, ...), each lane reads the k
  * entries of X's row for its entries, and the group reduces its k sums with shuffles
@@ -48,17 +56,27 @@ template <typename T, int W, int V, int NT, bool XROW, int UB, int S>
 __global__ __launch_bounds__(COAL_CUDA_CTA) void rs_cols_kernel(
     int32_t nrows, const int32_t *__restrict__ rowptr, const int32_t *__restrict__ col,
     const T *__restrict__ val, const T *__restrict__ x, int64_t ldx, T *__restrict__ y, int64_t ldy,
-    bool yrow, bool yvec, int k, int rpg, int tiles, double alpha, double beta) {
+    bool yrow, bool yvec, int k, int rpg, int tiles, int32_t line, int segs, double alpha,
+    double beta) {
   constexpr int TW = W * V;             /* columns per tile */
   constexpr int GW = W * S;             /* lanes per row: S sub-groups of W lanes */
   constexpr int G = COAL_CUDA_CTA / GW; /* groups (rows in flight) per CTA */
   const int lane = (int)(threadIdx.x % W), sub = (int)(threadIdx.x % GW) / W;
   const int g = (int)(threadIdx.x / GW);
-  const int64_t base = (int64_t)blockIdx.x * G * rpg;
+  /* the group's i-th row is first + i*step: G consecutive rows per step, or (line > 0) the
+   * G consecutive rows of one segment of `line` rows, rpg lines in a row (a tile) */
+  int64_t first = (int64_t)blockIdx.x * G * rpg + g, step = G;
+  bool lane_on = true;
+  if (line > 0) {
+    const int off = (int)(blockIdx.x % (unsigned)segs) * G + g;
+    first = (int64_t)(blockIdx.x / (unsigned)segs) * rpg * line + off, step = line;
+    lane_on = off < line;
+  }
   for (int i = 0; i < rpg; i++) {
-    const int64_t row = base + (int64_t)i * G + g;
-    const bool valid = row < nrows;
-    if (!__any_sync(COAL_FULL_MASK, valid)) break; /* uniform: later rows are larger */
+    const int64_t row = first + (int64_t)i * step;
+    const bool valid = lane_on && row < nrows;
+    /* uniform: a lane's later rows are larger (and lanes off the line stay off) */
+    if (!__any_sync(COAL_FULL_MASK, valid)) break;
     int32_t p0 = 0, len = 0;
     if (valid) {
       p0 = __ldg(rowptr + row);
@@ -97,6 +115,7 @@ __global__ __launch_bounds__(COAL_CUDA_CTA) void rs_cols_kernel(
 }
 
 constexpr int kEntryMaxK = 4; /* entry lanes are used for k <= kEntryMaxK */
+constexpr int kLineMinK = 32; /* tiles of grid lines from this k */
 
 template <typename T, bool XROW>
 __device__ __forceinline__ void entry_fma(const T *__restrict__ x, int64_t ldx, int k, int32_t c,
@@ -151,8 +170,10 @@ struct rs_args {
   int64_t ldx, ldy;
   bool yrow, yvec;
   int k, rpg, tiles;
-  unsigned ny; /* CTAs over column passes */
-  int sub;     /* sub-groups per row on small matrices (0: one) */
+  int32_t line; /* grid-line stride for tiles of lines (0: consecutive rows) */
+  int segs;     /* segments of G rows per line */
+  unsigned ny;  /* CTAs over column passes */
+  int sub;      /* sub-groups per row on small matrices (0: one) */
   double alpha, beta;
 };
 
@@ -170,7 +191,7 @@ void launch_kernel(coal_ctx ctx, const rs_args &b, unsigned grid) {
   rs_cols_kernel<T, W, V, NT, XROW, UB, S>
       <<<dim3(grid, b.ny), COAL_CUDA_CTA, 0, coal_stream(ctx)>>>(
           b.nrows, b.rowptr, b.col, (const T *)b.val, (const T *)b.x, b.ldx, (T *)b.y, b.ldy,
-          b.yrow, b.yvec, b.k, b.rpg, b.tiles, b.alpha, b.beta);
+          b.yrow, b.yvec, b.k, b.rpg, b.tiles, b.line, b.segs, b.alpha, b.beta);
 }
 
 /* Small matrices (fewer CTAs than the GPU holds at once): latency-bound, so a row's dependent
@@ -182,6 +203,7 @@ template <typename T, int W, int V, bool XROW> void launch_small(coal_ctx ctx, r
   const int64_t ntiles = (b.k + W * V - 1) / (W * V);
   const unsigned grid = coal_cuda_grid(b.nrows, (int64_t)(COAL_CUDA_CTA / (W * s)) * b.rpg);
   b.tiles = 1, b.ny = rs_column_spread(rs_target(ctx), grid, ntiles);
+  b.line = 0, b.segs = 1;
   if constexpr (SUB && W <= 4)
     if (s == 8) return launch_kernel<T, W, V, 1, XROW, 16, 8>(ctx, b, grid);
   if constexpr (SUB && W <= 8)
@@ -198,9 +220,16 @@ coal_status launch_cols(coal_ctx ctx, const rs_args &a) {
   rs_args b = a;
   /* rows per group: 4 when there are rows enough for 4x the target CTAs (measured on an H200,
    * 7-point 128^3: 611 against 662 us at k = 32, 2379 against 2631 us at k = 128) */
-  if (b.rpg <= 0) b.rpg = (int64_t)a.nrows >= 4 * target * G ? 4 : 1;
-  const unsigned grid = coal_cuda_grid(a.nrows, (int64_t)G * b.rpg);
-  if ((int64_t)grid < target && coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_UB] != 8) {
+  const bool large = (int64_t)a.nrows >= 4 * target * G;
+  /* tiles of grid lines (line stride >= G; on small matrices only when the knob asks): a CTA
+   * walks rpg lines of one segment of G rows */
+  const bool lines = a.line >= G && (large || coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_LINE] > 1);
+  if (b.rpg <= 0) b.rpg = lines ? (a.k >= 64 ? 8 : 4) : large ? 4 : 1;
+  b.line = lines ? a.line : 0, b.segs = lines ? (a.line + G - 1) / G : 1;
+  const unsigned grid =
+      lines ? (unsigned)b.segs * coal_cuda_grid((a.nrows + a.line - 1) / a.line, b.rpg)
+            : coal_cuda_grid(a.nrows, (int64_t)G * b.rpg);
+  if (!lines && (int64_t)grid < target && coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_UB] != 8) {
     launch_small<T, W, V, XROW>(ctx, b, b.sub > 0 ? b.sub : 1);
   } else {
     /* few rows (UB knob 8 only): column passes of one tile spread over gridDim.y */
@@ -257,6 +286,7 @@ coal_status rowsplit(coal_mat A, const struct coal_mat_cuda *d, double alpha, co
   a.k = (int)X->k, a.alpha = alpha, a.beta = beta, a.tiles = 2, a.ny = 1;
   a.rpg = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_ROWS]; /* 0: chosen at launch */
   a.sub = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_S];    /* 0: chosen below */
+  a.line = 0, a.segs = 1;
   if (a.k <= kEntryMaxK) {
     const double mean = A->nrows ? (double)A->nnz / (double)A->nrows : 0.0;
     /* lanes 0..k-1 of a group store the k sums: W >= k */
@@ -291,6 +321,26 @@ coal_status rowsplit(coal_mat A, const struct coal_mat_cuda *d, double alpha, co
         (int64_t)a.nrows < (int64_t)ctx->cuda->sm_count * (COAL_CUDA_CTA / (w * fit));
     if (narrow && !coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_W] && w * s > 32)
       w = 32 / s < 4 ? 4 : 32 / s;
+  }
+  /* Grid lines (large matrices in a structured-grid order, row-major X with vector loads,
+   * k >= kLineMinK): groups of W = k/(2V) lanes, both tiles of a pass in use, so that a CTA
+   * step holds G = 256/W consecutive rows of a line, and a CTA walks 4 lines (8 from k = 64)
+   * of one segment: rows one line apart reuse each other's rows of X in L1. H200, 2026-11-22,
+   * k = 32: 7-point 128^3 573 us against 696 (rows in order), 27-point 100^3 634 against 729;
+   * k = 128: 2235 against 2666 and 2367 against 2346. Not below k = 32: the 27-point at k = 8
+   * took 261 us in lines against 224 (bench/spmm_notes.md). The knob forces a stride (any k). */
+  const int lk = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_LINE];
+  if (lk > 1) {
+    a.line = lk;
+  } else if (lk == 0 && xrow && v > 1 && a.k >= kLineMinK) {
+    const int wl = pow2_clamp((a.k + 2 * v - 1) / (2 * v), 4, 32);
+    if ((int64_t)a.nrows >= 4 * target * (COAL_CUDA_CTA / wl)) {
+      COAL_CALL(coal_mat_line_stride_compute(A, &a.line));
+      if (a.line < COAL_CUDA_CTA / wl)
+        a.line = 0; /* lines shorter than a step: rows in order */
+      else if (!coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_W])
+        w = wl;
+    }
   }
   if (!xrow) return launch_cols_w<T, 1, false>(ctx, a, w);
   if (v == 1) return launch_cols_w<T, 1, true>(ctx, a, w);
