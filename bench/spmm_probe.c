@@ -78,7 +78,8 @@ typedef struct {
   int w;         /* row-split lanes per row (0: default) */
   int ub;        /* row-split X elements in flight per lane on small matrices (0: default) */
   int sub;       /* row-split sub-groups per row on small matrices (0: default) */
-  int line;      /* row-split grid-line stride knob (0: the matrix's, 1: none) */
+  int line;      /* row-split grid-line stride knob (0: the matrix's, 1: none, -1: the matrix's
+                    lines, one plane at a time) */
 } variant;
 
 /* cuSPARSE first in each layout: its result is the reference of the layout */
@@ -89,6 +90,7 @@ static const variant big_variants[] = {
     {"rowsplit", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 0, 0, 0},
     {"rowsplit-r1", 1, COAL_SPMM_ROWSPLIT, 0, 0, 1, 0, 0, 0, 0, 0},
     {"rs-nolines", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 0, 0, 1},
+    {"rs-1plane", 1, COAL_SPMM_ROWSPLIT, 0, 0, 0, 0, 0, 0, 0, -1},
     {"merge", 1, COAL_SPMM_MERGE, 0, 0, 0, 0, 0, 0, 0, 0},
     {"merge-u8", 1, COAL_SPMM_MERGE, 0, 0, 0, 0, 0, 8, 0, 0},
     {"swift", 1, COAL_SPMM_SWIFT, 0, 0, 0, 8, 0, 0, 0, 0},
@@ -153,7 +155,9 @@ static void measure(const char *mname, coal_mat A, int64_t k, const variant *vs,
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_UB, va->ub);
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_MG_UB, va->ub);
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_S, va->sub);
-    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LINE, va->line);
+    /* line -1: the matrix's lines in one plane at a time */
+    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LINE, va->line < 0 ? 0 : va->line);
+    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_PLANE, va->line < 0 ? 1 : 0);
     coal_status st = COAL_SUCCESS;
     if (va->cs)
       st = coal_cusparse_spmm_create(A, va->kern, k, (coal_layout)l, X[l]->data, X[l]->ld,
@@ -197,6 +201,7 @@ static void measure(const char *mname, coal_mat A, int64_t k, const variant *vs,
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_MG_UB, 0);
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_S, 0);
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LINE, 0);
+  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_PLANE, 0);
 done:
   for (int l = 0; l < 2; l++) coal_bvec_destroy(&X[l]), coal_bvec_destroy(&Y[l]), free(ref[l]);
 }
@@ -226,8 +231,9 @@ static void big(const char *which, int nk, const int64_t *ks) {
     int32_t mx = 0;
     for (int32_t r = 0; r < A->nrows; r++)
       if (A->rowptr[r + 1] - A->rowptr[r] > mx) mx = A->rowptr[r + 1] - A->rowptr[r];
-    int32_t line = 0;
+    int32_t line = 0, plane = 0;
     if (coal_mat_line_stride_compute(A, &line)) line = -1;
+    if (coal_mat_plane_stride_compute(A, &plane)) plane = -1;
     /* one SpMV (fastload-t, the library's fastest on these) for the per-RHS criterion */
     coal_bvec x = NULL, y = NULL;
     double spmv = INFINITY;
@@ -238,9 +244,9 @@ static void big(const char *which, int nk, const int64_t *ks) {
       if (coal_bench_time(ctx, run_spmv, &a, 3, 20, &spmv, NULL)) spmv = INFINITY;
     }
     coal_bvec_destroy(&x), coal_bvec_destroy(&y);
-    printf("\n== %s: n %d, nnz %lld, mean row %.2f, max row %d, grid line %d; SpMV fastload-t "
-           "%.1f us\n",
-           names[i], A->nrows, (long long)A->nnz, (double)A->nnz / A->nrows, mx, line, spmv);
+    printf("\n== %s: n %d, nnz %lld, mean row %.2f, max row %d, grid line %d, plane %d; "
+           "SpMV fastload-t %.1f us\n",
+           names[i], A->nrows, (long long)A->nnz, (double)A->nnz / A->nrows, mx, line, plane, spmv);
     for (int q = 0; q < nk; q++) {
       int64_t k = ks[q];
       double t[NBIG];

@@ -73,10 +73,12 @@ enum {
   COAL_SPMM_TUNE_RS_S = 4,  /* sub-groups sharing a row on small matrices, 1..8 (0: chosen) */
   COAL_SPMM_TUNE_MG_UB = 5, /* merge-based elements of X in flight per lane, 8 or 16 (0: 16
                                for k <= 32, else 8) */
-  COAL_SPMM_TUNE_RS_LINE = 6, /* row-split grid-line stride: 1 none, >= 2 this one at any k,
-                                 also on small matrices (0: the matrix's, on large matrices at
-                                 k >= 32, coal_mat_line_stride_compute) */
-  COAL_SPMM_TUNE_NKNOBS = 7
+  COAL_SPMM_TUNE_RS_LINE = 6,  /* row-split grid-line stride: 1 none, >= 2 this one at any k,
+                                  also on small matrices (0: the matrix's, on large matrices at
+                                  k >= 32, coal_mat_line_stride_compute) */
+  COAL_SPMM_TUNE_RS_PLANE = 7, /* row-split grid-plane stride: 1 none, >= 2 this one (with a
+                                  forced line stride only, any k), 0: the matrix's (k <= 64) */
+  COAL_SPMM_TUNE_NKNOBS = 8
 };
 coal_status coal_spmm_cuda_tune(int what, int value);
 

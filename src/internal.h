@@ -140,12 +140,13 @@ struct coal_mat_s {
   int symmetric;   /* 1: known exactly symmetric (generator, symmetric Matrix Market file);
                       0: unknown. Cleared when the values change. */
   int fastload_height;
-  int32_t max_row_len; /* longest row, -1 until computed (structure never changes) */
-  int32_t line_stride; /* grid-line stride of the ordering, 0 none, -1 until computed */
-  coal_fastload *fl;   /* scatter format (lanes = columns), built lazily */
-  coal_fastload *flt;  /* gather format (lanes = rows), built lazily */
-  int swift_height;    /* Swift block height limit; 0 = COAL_SWIFT_DEFAULT_HEIGHT */
-  coal_swift *sw;      /* Swift SpMM format, built lazily */
+  int32_t max_row_len;  /* longest row, -1 until computed (structure never changes) */
+  int32_t line_stride;  /* grid-line stride of the ordering, 0 none, -1 until computed */
+  int32_t plane_stride; /* grid-plane stride (with line_stride), 0 none */
+  coal_fastload *fl;    /* scatter format (lanes = columns), built lazily */
+  coal_fastload *flt;   /* gather format (lanes = rows), built lazily */
+  int swift_height;     /* Swift block height limit; 0 = COAL_SWIFT_DEFAULT_HEIGHT */
+  coal_swift *sw;       /* Swift SpMM format, built lazily */
   struct coal_mat_cuda *dev;
 };
 
@@ -308,6 +309,9 @@ coal_status coal_mat_line_stride_compute(coal_mat A, int32_t *stride);
 /* The same for the selectors: 0 if computing it failed (the error is recorded on the context;
  * coal_spmm computes it first for large matrices, so a failure propagates from there). */
 int32_t coal_mat_line_stride(coal_mat A);
+/* The plane stride found with the line stride (the midpoint of the least and greatest column
+ * offsets >= twice the line stride, under the same majority rule), 0 if none. */
+coal_status coal_mat_plane_stride_compute(coal_mat A, int32_t *stride);
 
 /* Monotonic clock in seconds (build timings). */
 double coal_now_seconds(void);

@@ -525,7 +525,10 @@ coal_status coal_mat_max_row_len_compute(coal_mat A, int32_t *len) {
 /* Grid-line stride: for each of up to kLineSamples evenly spaced rows r, the smallest column
  * offset c - r >= COAL_LINE_MIN among the row's entries; the most frequent of these, if at
  * least half the sampled rows have it (a structured-grid ordering: 128 on the 7-point
- * Laplacian 128^3, 99 on the 27-point 100^3), else 0. */
+ * Laplacian 128^3, 99 on the 27-point 100^3), else 0.
+ * Plane stride (with a line stride s only): per sampled row the midpoint of the least and the
+ * greatest column offset >= 2s, the most frequent of these under the same rule (16384 on the
+ * 7-point 128^3, 10000 on the 27-point 100^3: the midpoint centres the 3x3 block above). */
 enum { kLineSamples = 4096 };
 
 static int cmp_i32(const void *a, const void *b) {
@@ -533,7 +536,21 @@ static int cmp_i32(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static int32_t line_stride_of(const int32_t *rp, const int32_t *ci, int32_t nrows, int32_t *cand) {
+/* the most frequent of the nc candidates if at least half of the ns samples have it, else 0 */
+static int32_t mode_of(int32_t *cand, int32_t nc, int32_t ns) {
+  qsort(cand, (size_t)nc, sizeof *cand, cmp_i32);
+  int32_t best = 0, bestn = 0;
+  for (int32_t i = 0; i < nc;) {
+    int32_t j = i;
+    while (j < nc && cand[j] == cand[i]) j++;
+    if (j - i > bestn) best = cand[i], bestn = j - i;
+    i = j;
+  }
+  return ns > 0 && 2 * (int64_t)bestn >= ns ? best : 0;
+}
+
+static void grid_strides_of(const int32_t *rp, const int32_t *ci, int32_t nrows, int32_t *cand,
+                            int32_t *line, int32_t *plane) {
   const int32_t ns = nrows < kLineSamples ? nrows : kLineSamples;
   int32_t nc = 0;
   for (int32_t s = 0; s < ns; s++) {
@@ -544,15 +561,20 @@ static int32_t line_stride_of(const int32_t *rp, const int32_t *ci, int32_t nrow
         break;
       }
   }
-  qsort(cand, (size_t)nc, sizeof *cand, cmp_i32);
-  int32_t best = 0, bestn = 0;
-  for (int32_t i = 0; i < nc;) {
-    int32_t j = i;
-    while (j < nc && cand[j] == cand[i]) j++;
-    if (j - i > bestn) best = cand[i], bestn = j - i;
-    i = j;
+  *line = mode_of(cand, nc, ns), *plane = 0;
+  if (*line <= 0) return;
+  nc = 0;
+  for (int32_t s = 0; s < ns; s++) {
+    const int32_t r = (int32_t)(((int64_t)s * nrows + nrows / 2) / ns);
+    const int64_t hi = rp[r + 1] > rp[r] ? (int64_t)ci[rp[r + 1] - 1] - r : 0;
+    if (hi < 2 * (int64_t)*line) continue;
+    for (int32_t p = rp[r]; p < rp[r + 1]; p++)
+      if ((int64_t)ci[p] - r >= 2 * (int64_t)*line) {
+        cand[nc++] = (int32_t)((ci[p] - r + hi) / 2);
+        break;
+      }
   }
-  return ns > 0 && 2 * (int64_t)bestn >= ns ? best : 0;
+  *plane = mode_of(cand, nc, ns);
 }
 
 coal_status coal_mat_line_stride_compute(coal_mat A, int32_t *stride) {
@@ -567,12 +589,19 @@ coal_status coal_mat_line_stride_compute(coal_mat A, int32_t *stride) {
     }
     if (st == COAL_SUCCESS)
       st = coal_malloc(A->ctx, sizeof(int32_t) * kLineSamples, (void **)&cand);
-    if (st == COAL_SUCCESS) A->line_stride = line_stride_of(rp, ci, A->nrows, cand);
+    if (st == COAL_SUCCESS)
+      grid_strides_of(rp, ci, A->nrows, cand, &A->line_stride, &A->plane_stride);
     coal_free(cand);
     if (rp != A->rowptr) coal_free(rp), coal_free(ci);
     if (st != COAL_SUCCESS) return st;
   }
   if (stride) *stride = A->line_stride;
+  return COAL_SUCCESS;
+}
+
+coal_status coal_mat_plane_stride_compute(coal_mat A, int32_t *stride) {
+  COAL_CALL(coal_mat_line_stride_compute(A, NULL));
+  if (stride) *stride = A->plane_stride;
   return COAL_SUCCESS;
 }
 

@@ -417,32 +417,39 @@ static void test_mat_host(coal_ctx ctx) {
 }
 
 /* Grid-line stride of generated orderings: nx on the 7-point (the +nx neighbour is the least
- * offset >= COAL_LINE_MIN), nx - 1 on the 27-point, none on unstructured matrices; cached. */
+ * offset >= COAL_LINE_MIN), nx - 1 on the 27-point, none on unstructured matrices; cached.
+ * Plane stride: nx*ny on both (the 27-point's by the midpoint of its block above), none where
+ * no offset reaches twice the line. */
 static void test_line_stride(coal_ctx ctx) {
   const struct {
     int kind;
     int64_t nx, ny, nz;
-    int32_t want;
-  } g[] = {{7, 12, 10, 6, 12}, {27, 9, 8, 7, 8}, {7, 40, 3, 3, 40},
-           {7, 5, 5, 5, 25}, /* +nx = 5 < COAL_LINE_MIN: the next offset, nx*ny */
-           {7, 4, 1, 1, 0},    {7, 0, 4, 4, 0}};
+    int32_t want, plane;
+  } g[] = {{7, 12, 10, 6, 12, 120}, {27, 9, 8, 7, 8, 72}, {27, 20, 20, 5, 19, 400},
+           {7, 40, 3, 3, 40, 120},  {7, 5, 5, 5, 25, 0}, /* +nx = 5 < COAL_LINE_MIN: the next
+                                                            offset, nx*ny */
+           {7, 4, 1, 1, 0, 0},      {7, 0, 4, 4, 0, 0},   {7, 30, 30, 1, 30, 0}};
   for (size_t i = 0; i < sizeof g / sizeof g[0]; i++) {
     coal_mat A = NULL;
     CHECK_OK(ctx, coal_gen_laplace3d(ctx, g[i].nx, g[i].ny, g[i].nz, g[i].kind, COAL_F64, &A));
     if (!A) continue;
-    int32_t s = -2, again = -2;
+    int32_t s = -2, again = -2, p = -2;
     CHECK_OK(ctx, coal_mat_line_stride_compute(A, &s));
     CHECK_OK(ctx, coal_mat_line_stride_compute(A, &again));
-    CHECK(s == g[i].want && again == s && A->line_stride == s,
-          "%d-point %lldx%lldx%lld: line stride %d (again %d), expected %d", g[i].kind,
-          (long long)g[i].nx, (long long)g[i].ny, (long long)g[i].nz, s, again, g[i].want);
+    CHECK_OK(ctx, coal_mat_plane_stride_compute(A, &p));
+    CHECK(s == g[i].want && again == s && A->line_stride == s && p == g[i].plane,
+          "%d-point %lldx%lldx%lld: line stride %d (again %d), plane %d, expected %d, %d",
+          g[i].kind, (long long)g[i].nx, (long long)g[i].ny, (long long)g[i].nz, s, again, p,
+          g[i].want, g[i].plane);
     coal_mat_destroy(&A);
   }
   coal_mat A = NULL;
   CHECK_OK(ctx, coal_gen_powerlaw(ctx, 3000, 12.0, 2.5, 5, COAL_F64, &A));
   int32_t s = -2;
+  int32_t p = -2;
   if (A) CHECK_OK(ctx, coal_mat_line_stride_compute(A, &s));
-  CHECK(s == 0, "power-law: line stride %d, expected none", s);
+  if (A) CHECK_OK(ctx, coal_mat_plane_stride_compute(A, &p));
+  CHECK(s == 0 && p == 0, "power-law: line stride %d, plane %d, expected none", s, p);
   coal_mat_destroy(&A);
   CHECK_OK(ctx, coal_gen_random_spd(ctx, 3000, 8.0, 5, COAL_F64, &A));
   s = -2;

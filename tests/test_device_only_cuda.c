@@ -338,7 +338,11 @@ static void check_matrix(coal_ctx D, coal_mat O, const char *name) {
     int32_t lt = -2, lo = -3;
     CHECK_OK(D, coal_mat_line_stride_compute(T, &lt));
     CHECK_OK(O->ctx, coal_mat_line_stride_compute(O, &lo));
-    CHECK(lt == lo && !T->rowptr && !T->colind, "%s: line stride %d, original %d%s", name, lt, lo,
+    int32_t pt = -2, po = -3;
+    CHECK_OK(D, coal_mat_plane_stride_compute(T, &pt));
+    CHECK_OK(O->ctx, coal_mat_plane_stride_compute(O, &po));
+    CHECK(lt == lo && pt == po && !T->rowptr && !T->colind,
+          "%s: line stride %d, plane %d, original %d, %d%s", name, lt, pt, lo, po,
           T->rowptr ? " (host copy kept)" : "");
     CHECK(coal_spmv_select(T) == coal_spmv_select(O) &&
               coal_spmm_select(T, 8, COAL_ROW_MAJOR) == coal_spmm_select(O, 8, COAL_ROW_MAJOR),

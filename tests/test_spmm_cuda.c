@@ -392,7 +392,9 @@ static void check_subgroups(mat_pair *M, const char *name) {
 
 /* Row-split over tiles of grid lines (any stride is a permutation of the rows, so every row
  * must come out as the twin's): strides forced by the knob, the matrix's own line and ones
- * that leave partial segments, lines and tiles; the tile height (rows per group) too. */
+ * that leave partial segments, lines and tiles; the tile height (rows per group) too; and
+ * tiles in two planes at once, with plane strides that are not multiples of the line, leave
+ * a partial pair of planes, or exceed n. */
 static void check_lines(mat_pair *M, const char *name) {
   const int saved = only_kernel;
   if (only_kernel >= 0 && only_kernel != COAL_SPMM_ROWSPLIT) return;
@@ -403,11 +405,21 @@ static void check_lines(mat_pair *M, const char *name) {
     if (strides[i] < 2) continue;
     CHECK_OK(NULL, coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LINE, strides[i]));
     CHECK_OK(NULL, coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_ROWS, i % 3 == 1 ? 3 : 0));
-    char nm[160];
-    snprintf(nm, sizeof nm, "%s (lines of %d)", name, strides[i]);
-    /* row-major X: k = 32, 33 (mixed, padded), 64 and 128 (padded) */
-    compare_cases(M, nm, (1u << 9) | (1u << 12) | (1u << 14) | (1u << 16));
+    const int64_t s = strides[i];
+    const int64_t planes[] = {0, 2 * s, 5 * s + 3, (int64_t)n / 2 + 1, (int64_t)n + 7};
+    for (size_t j = 0; j < sizeof planes / sizeof planes[0]; j++) {
+      if (planes[j] > INT32_MAX || (j > 0 && planes[j] < 2 * s)) continue;
+      CHECK_OK(NULL, coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_PLANE, (int)planes[j]));
+      char nm[160];
+      snprintf(nm, sizeof nm, "%s (lines of %d, planes of %lld)", name, strides[i],
+               (long long)planes[j]);
+      /* row-major X: k = 32, 33 (mixed, padded), 64 and 128 (padded); fewer with planes */
+      compare_cases(M, nm,
+                    j == 0 ? (1u << 9) | (1u << 12) | (1u << 14) | (1u << 16)
+                           : (j % 2 ? (1u << 12) | (1u << 14) : (1u << 9) | (1u << 16)));
+    }
   }
+  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_PLANE, 0);
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LINE, 0);
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_ROWS, 0);
   only_kernel = saved;

@@ -28,6 +28,9 @@
  * X. A CTA then takes one segment of G = 256/W consecutive rows of a line and walks rpg lines
  * (4, or 8 from k = 64) down the grid, so that X rows fetched for one line are found in L1 by
  * the next; W = k/(2V) so that both tiles of a pass are in use and G is as large as it can be.
+ * With a plane stride as well (the grid's plane, coal_mat_plane_stride_compute; k <= 64), a
+ * CTA takes G/2 rows of a line in each of two neighbouring planes and walks both, so that the
+ * rows of X between the planes are read by both halves while in L1.
  * Any stride is correct (the mapping covers every row once); the stride only decides speed.
  *
  * Entry lanes (k <= 4): a group of W lanes (W = smallest power of two >= the mean row length,
@@ -56,25 +59,35 @@ template <typename T, int W, int V, int NT, bool XROW, int UB, int S>
 __global__ __launch_bounds__(COAL_CUDA_CTA) void rs_cols_kernel(
     int32_t nrows, const int32_t *__restrict__ rowptr, const int32_t *__restrict__ col,
     const T *__restrict__ val, const T *__restrict__ x, int64_t ldx, T *__restrict__ y, int64_t ldy,
-    bool yrow, bool yvec, int k, int rpg, int tiles, int32_t line, int segs, double alpha,
-    double beta) {
+    bool yrow, bool yvec, int k, int rpg, int tiles, int32_t line, int segs, int32_t plane,
+    unsigned nlc, double alpha, double beta) {
   constexpr int TW = W * V;             /* columns per tile */
   constexpr int GW = W * S;             /* lanes per row: S sub-groups of W lanes */
   constexpr int G = COAL_CUDA_CTA / GW; /* groups (rows in flight) per CTA */
   const int lane = (int)(threadIdx.x % W), sub = (int)(threadIdx.x % GW) / W;
   const int g = (int)(threadIdx.x / GW);
   /* the group's i-th row is first + i*step: G consecutive rows per step, or (line > 0) the
-   * G consecutive rows of one segment of `line` rows, rpg lines in a row (a tile) */
-  int64_t first = (int64_t)blockIdx.x * G * rpg + g, step = G;
+   * G consecutive rows of one segment of `line` rows, rpg lines in a row (a tile), or
+   * (plane > 0 too) G/2 such rows in each of two planes: rows q + i*line (q < plane) of
+   * planes 2P and 2P + 1, nlc tiles per plane */
+  int64_t first = (int64_t)blockIdx.x * G * rpg + g, step = G, q = 0, qend = 1;
   bool lane_on = true;
   if (line > 0) {
-    const int off = (int)(blockIdx.x % (unsigned)segs) * G + g;
-    first = (int64_t)(blockIdx.x / (unsigned)segs) * rpg * line + off, step = line;
-    lane_on = off < line;
+    const int gs = plane > 0 ? G / 2 : G, gg = g % gs;
+    const int off = (int)(blockIdx.x % (unsigned)segs) * gs + gg;
+    const unsigned tile = blockIdx.x / (unsigned)segs;
+    lane_on = off < line, step = line;
+    if (plane > 0) {
+      q = (int64_t)(tile % nlc) * rpg * line + off, qend = plane;
+      first = (int64_t)(tile / nlc) * 2 * plane + (int64_t)(g / gs) * plane + q;
+    } else {
+      first = (int64_t)tile * rpg * line + off;
+    }
   }
   for (int i = 0; i < rpg; i++) {
     const int64_t row = first + (int64_t)i * step;
-    const bool valid = lane_on && row < nrows;
+    /* q: the row's offset in its plane (0 < 1 without planes) */
+    const bool valid = lane_on && row < nrows && q + (plane > 0 ? (int64_t)i * line : 0) < qend;
     /* uniform: a lane's later rows are larger (and lanes off the line stay off) */
     if (!__any_sync(COAL_FULL_MASK, valid)) break;
     int32_t p0 = 0, len = 0;
@@ -114,8 +127,9 @@ __global__ __launch_bounds__(COAL_CUDA_CTA) void rs_cols_kernel(
   }
 }
 
-constexpr int kEntryMaxK = 4; /* entry lanes are used for k <= kEntryMaxK */
-constexpr int kLineMinK = 32; /* tiles of grid lines from this k */
+constexpr int kEntryMaxK = 4;  /* entry lanes are used for k <= kEntryMaxK */
+constexpr int kLineMinK = 32;  /* tiles of grid lines from this k */
+constexpr int kPlaneMaxK = 64; /* two planes at once up to this k (measured at 32 and 64) */
 
 template <typename T, bool XROW>
 __device__ __forceinline__ void entry_fma(const T *__restrict__ x, int64_t ldx, int k, int32_t c,
@@ -170,10 +184,12 @@ struct rs_args {
   int64_t ldx, ldy;
   bool yrow, yvec;
   int k, rpg, tiles;
-  int32_t line; /* grid-line stride for tiles of lines (0: consecutive rows) */
-  int segs;     /* segments of G rows per line */
-  unsigned ny;  /* CTAs over column passes */
-  int sub;      /* sub-groups per row on small matrices (0: one) */
+  int32_t line;  /* grid-line stride for tiles of lines (0: consecutive rows) */
+  int segs;      /* segments of G rows (G/2 with planes) per line */
+  int32_t plane; /* grid-plane stride: tiles of lines in two planes at once (0: one plane) */
+  unsigned nlc;  /* tiles of lines per plane (with planes) */
+  unsigned ny;   /* CTAs over column passes */
+  int sub;       /* sub-groups per row on small matrices (0: one) */
   double alpha, beta;
 };
 
@@ -191,7 +207,7 @@ void launch_kernel(coal_ctx ctx, const rs_args &b, unsigned grid) {
   rs_cols_kernel<T, W, V, NT, XROW, UB, S>
       <<<dim3(grid, b.ny), COAL_CUDA_CTA, 0, coal_stream(ctx)>>>(
           b.nrows, b.rowptr, b.col, (const T *)b.val, (const T *)b.x, b.ldx, (T *)b.y, b.ldy,
-          b.yrow, b.yvec, b.k, b.rpg, b.tiles, b.line, b.segs, b.alpha, b.beta);
+          b.yrow, b.yvec, b.k, b.rpg, b.tiles, b.line, b.segs, b.plane, b.nlc, b.alpha, b.beta);
 }
 
 /* Small matrices (fewer CTAs than the GPU holds at once): latency-bound, so a row's dependent
@@ -203,7 +219,7 @@ template <typename T, int W, int V, bool XROW> void launch_small(coal_ctx ctx, r
   const int64_t ntiles = (b.k + W * V - 1) / (W * V);
   const unsigned grid = coal_cuda_grid(b.nrows, (int64_t)(COAL_CUDA_CTA / (W * s)) * b.rpg);
   b.tiles = 1, b.ny = rs_column_spread(rs_target(ctx), grid, ntiles);
-  b.line = 0, b.segs = 1;
+  b.line = 0, b.segs = 1, b.plane = 0, b.nlc = 1;
   if constexpr (SUB && W <= 4)
     if (s == 8) return launch_kernel<T, W, V, 1, XROW, 16, 8>(ctx, b, grid);
   if constexpr (SUB && W <= 8)
@@ -225,10 +241,16 @@ coal_status launch_cols(coal_ctx ctx, const rs_args &a) {
    * walks rpg lines of one segment of G rows */
   const bool lines = a.line >= G && (large || coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_LINE] > 1);
   if (b.rpg <= 0) b.rpg = lines ? (a.k >= 64 ? 8 : 4) : large ? 4 : 1;
-  b.line = lines ? a.line : 0, b.segs = lines ? (a.line + G - 1) / G : 1;
+  /* two planes at once: a plane at least two lines long */
+  const bool planes = lines && a.plane >= 2 * (int64_t)a.line;
+  const int gs = planes ? G / 2 : G;
+  b.line = lines ? a.line : 0, b.segs = lines ? (a.line + gs - 1) / gs : 1;
+  b.plane = planes ? a.plane : 0;
+  b.nlc = planes ? coal_cuda_grid(((int64_t)a.plane + a.line - 1) / a.line, b.rpg) : 1;
   const unsigned grid =
-      lines ? (unsigned)b.segs * coal_cuda_grid((a.nrows + a.line - 1) / a.line, b.rpg)
-            : coal_cuda_grid(a.nrows, (int64_t)G * b.rpg);
+      planes  ? (unsigned)b.segs * b.nlc * coal_cuda_grid(a.nrows, 2 * (int64_t)a.plane)
+      : lines ? (unsigned)b.segs * coal_cuda_grid((a.nrows + a.line - 1) / a.line, b.rpg)
+              : coal_cuda_grid(a.nrows, (int64_t)G * b.rpg);
   if (!lines && (int64_t)grid < target && coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_UB] != 8) {
     launch_small<T, W, V, XROW>(ctx, b, b.sub > 0 ? b.sub : 1);
   } else {
@@ -286,7 +308,7 @@ coal_status rowsplit(coal_mat A, const struct coal_mat_cuda *d, double alpha, co
   a.k = (int)X->k, a.alpha = alpha, a.beta = beta, a.tiles = 2, a.ny = 1;
   a.rpg = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_ROWS]; /* 0: chosen at launch */
   a.sub = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_S];    /* 0: chosen below */
-  a.line = 0, a.segs = 1;
+  a.line = 0, a.segs = 1, a.plane = 0, a.nlc = 1;
   if (a.k <= kEntryMaxK) {
     const double mean = A->nrows ? (double)A->nnz / (double)A->nrows : 0.0;
     /* lanes 0..k-1 of a group store the k sums: W >= k */
@@ -328,14 +350,22 @@ coal_status rowsplit(coal_mat A, const struct coal_mat_cuda *d, double alpha, co
    * of one segment: rows one line apart reuse each other's rows of X in L1. H200, 2026-11-22,
    * k = 32: 7-point 128^3 573 us against 696 (rows in order), 27-point 100^3 634 against 729;
    * k = 128: 2235 against 2666 and 2367 against 2346. Not below k = 32: the 27-point at k = 8
-   * took 261 us in lines against 224 (bench/spmm_notes.md). The knob forces a stride (any k). */
+   * took 261 us in lines against 224 (bench/spmm_notes.md). The knob forces a stride (any k).
+   * With a plane stride too (k <= kPlaneMaxK), a CTA takes G/2 rows of a line in each of two
+   * neighbouring planes, which share the rows of X between them: H200, 2026-11-26, k = 32:
+   * 27-point 620.7 us against 663.4 (one plane), 7-point 591.6 against 598.0; k = 64: 1213.1
+   * against 1374.6 and 1108.6 against 1152.0. Not measured at k = 128, where a CTA step holds
+   * only 8 rows (4 per plane): one plane there. The plane knob forces one (with a forced line). */
   const int lk = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_LINE];
+  const int pk = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_PLANE];
   if (lk > 1) {
-    a.line = lk;
+    a.line = lk, a.plane = pk > 1 ? pk : 0;
   } else if (lk == 0 && xrow && v > 1 && a.k >= kLineMinK) {
     const int wl = pow2_clamp((a.k + 2 * v - 1) / (2 * v), 4, 32);
     if ((int64_t)a.nrows >= 4 * target * (COAL_CUDA_CTA / wl)) {
       COAL_CALL(coal_mat_line_stride_compute(A, &a.line));
+      COAL_CALL(coal_mat_plane_stride_compute(A, &a.plane));
+      if (pk == 1 || a.k > kPlaneMaxK) a.plane = 0;
       if (a.line < COAL_CUDA_CTA / wl)
         a.line = 0; /* lines shorter than a step: rows in order */
       else if (!coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_W])
