@@ -531,14 +531,9 @@ coal_status coal_mat_max_row_len_compute(coal_mat A, int32_t *len) {
  * 7-point 128^3, 10000 on the 27-point 100^3: the midpoint centres the 3x3 block above). */
 enum { kLineSamples = 4096 };
 
-static int cmp_i32(const void *a, const void *b) {
-  const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* the most frequent of the nc candidates if at least half of the ns samples have it, else 0 */
 static int32_t mode_of(int32_t *cand, int32_t nc, int32_t ns) {
-  qsort(cand, (size_t)nc, sizeof *cand, cmp_i32);
+  qsort(cand, (size_t)nc, sizeof *cand, coal_cmp_i32);
   int32_t best = 0, bestn = 0;
   for (int32_t i = 0; i < nc;) {
     int32_t j = i;

@@ -48,11 +48,6 @@ fail:
   return st;
 }
 
-static int cmp_i32(const void *a, const void *b) {
-  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* Tiles per tile row: a tile column is counted once per tile row (mark[J] remembers the last
  * tile row that met J). Returns the total in *ntiles (int64: checked by the caller). */
 static void count_tiles(int32_t nrows, int32_t tm, const int32_t *rowptr, const int32_t *colind,
@@ -114,7 +109,7 @@ coal_status coal_tile_from_csr(coal_ctx ctx, int32_t nrows, int32_t ncols, const
         int32_t J = colind[p] / COAL_TILE_DIM;
         if (mark[J] != I) mark[J] = I, t->tile_col[k++] = J;
       }
-    if (t1 - t0 > 1) qsort(t->tile_col + t0, (size_t)(t1 - t0), sizeof(int32_t), cmp_i32);
+    if (t1 - t0 > 1) qsort(t->tile_col + t0, (size_t)(t1 - t0), sizeof(int32_t), coal_cmp_i32);
     for (int32_t q = t0; q < t1; q++) slot[t->tile_col[q]] = q, fill[t->tile_col[q]] = 0;
     for (int32_t i = i0; i < i1; i++)
       for (int32_t p = rowptr[i]; p < rowptr[i + 1]; p++) {

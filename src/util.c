@@ -30,6 +30,11 @@ coal_status coal_sort_by_count_desc(coal_ctx ctx, int32_t n, const int32_t *ptr,
   return COAL_SUCCESS;
 }
 
+int coal_cmp_i32(const void *a, const void *b) {
+  const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
 int coal_name_lookup(const char *const *names, int n, const char *name) {
   if (!name) return -1;
   for (int i = 0; i < n; i++)

@@ -7,11 +7,6 @@
 
 #include <string.h>
 
-static int cmp_i32(const void *a, const void *b) {
-  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return (x > y) - (x < y);
-}
-
 int64_t coal_spgemm_products(coal_mat A, coal_mat B) {
   int64_t n = 0;
   for (int64_t p = 0; p < A->nnz; p++) {
@@ -69,7 +64,7 @@ coal_status coal_spgemm_gustavson_host(coal_mat A, coal_mat B, coal_mat *C) {
         acc[j] += a * b;
       }
     }
-    if (w - rp[i] > 1) qsort(ci + rp[i], (size_t)(w - rp[i]), sizeof(int32_t), cmp_i32);
+    if (w - rp[i] > 1) qsort(ci + rp[i], (size_t)(w - rp[i]), sizeof(int32_t), coal_cmp_i32);
     for (int32_t q = rp[i]; q < w; q++) {
       if (dt == COAL_F64)
         ((double *)v)[q] = acc[ci[q]];

@@ -16,11 +16,6 @@ static inline void stv(void *v, coal_dtype dt, int64_t i, double x) {
     ((float *)v)[i] = (float)x;
 }
 
-static int cmp_i32(const void *a, const void *b) {
-  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* ---- step 1: tile layout of C = symbolic product of the layouts -------------------------- */
 coal_status coal_spgemm_step1_host(coal_ctx ctx, const coal_tile *A, const coal_tile *B,
                                    coal_tile **C) {
@@ -54,7 +49,7 @@ coal_status coal_spgemm_step1_host(coal_ctx ctx, const coal_tile *A, const coal_
       for (int32_t s = B->tile_ptr[K]; s < B->tile_ptr[K + 1]; s++)
         if (mark[B->tile_col[s]] != I) mark[B->tile_col[s]] = I, c->tile_col[w++] = B->tile_col[s];
     }
-    if (w - w0 > 1) qsort(c->tile_col + w0, (size_t)(w - w0), sizeof(int32_t), cmp_i32);
+    if (w - w0 > 1) qsort(c->tile_col + w0, (size_t)(w - w0), sizeof(int32_t), coal_cmp_i32);
     c->tile_ptr[I + 1] = w;
   }
   st = COAL_SUCCESS;
