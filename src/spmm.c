@@ -37,8 +37,10 @@ coal_status coal_spmm_kernel_parse(const char *name, coal_spmm_kernel *k) {
  *    2026-11-22; at k = 8 row-split and merge-based are level), unless k >= 64, the matrix is in
  *    a structured-grid order (coal_mat_line_stride_compute) and the block row-major:
  *    row-split walks tiles of grid lines there (7-point at k = 64: 1109-1122 us against
- *    1237-1240 merge-based, at k = 128: 2236 against 2520). At k = 32 merge-based stays: in
- *    three runs on 2026-11-26 it took 580-582 us, row-split with lines 581-624.
+ *    1237-1240 merge-based, at k = 128: 2236 against 2520). From k = 32 since row-major X
+ *    rows are addressed with 32-bit offsets (2026-11-26): 565 us against 609 merge-based
+ *    (579 before that change; in three earlier runs merge-based took 580-582 us and
+ *    row-split with lines 581-624, so merge-based kept k = 32 then).
  *  - otherwise row-split (27-point 100^3: 714 us at k = 32 against 792 us merge-based).
  * Fitted to the shared set on an H200; with it (2026-11-22, commit 7af2b6a) 31 of the 364
  * (matrix, k) cells are below 0.9x the best cuSPARSE (74 with the previous rule and kernels),
@@ -49,7 +51,7 @@ coal_status coal_spmm_kernel_parse(const char *name, coal_spmm_kernel *k) {
 #define SPMM_SHORT_MIN_K    32
 #define SPMM_SHORT_MIN_NNZ  (1 << 20)
 #define SPMM_SHORT_MEAN     8.0
-#define SPMM_SHORT_LINE_K   64 /* from here grid lines take such matrices */
+#define SPMM_SHORT_LINE_K   32 /* from here grid lines take such matrices */
 #define SPMM_SWIFT_MIN_K    32
 #define SPMM_SWIFT_MIN_NNZ  (1 << 20)
 

@@ -10,7 +10,8 @@
  * the same product with the twin on a host context; errors are measured against the product's scale
  * max |alpha| sum_j |a_ij x_jc| + |beta y0_ic| (as tests/test_spmv_cuda.c). Also: a repeated
  * beta = 0 product, new values (device copies refreshed), Swift heights 1, 3 and 32, row-split
- * with 1, 2, 4 and 8 sub-groups per row and with 8 loads in flight (small matrices), and the
+ * with 1, 2, 4 and 8 sub-groups per row and with 8 loads in flight (small matrices), a row-major
+ * X whose rows are 2^31 bytes or more apart (row-split hands it to merge-based), and the
  * cuSPARSE SpMM reference against the host.
  * COALESCE_TEST_QUICK=1 runs the generated matrices and edge cases with fewer cases, in fp64
  * (for compute-sanitizer); COALESCE_TEST_KERNEL=name runs that kernel only. */
@@ -509,6 +510,46 @@ static void check_shared(ctx_pair *C) {
   printf("%d shared matrices compared\n", used);
 }
 
+/* Row-major X whose rows are 2^31 bytes or more apart (a one-row view with a huge leading
+ * dimension over a small buffer): past row-split's 32-bit offsets, so it hands the product to
+ * merge-based; every kernel must give Y = A X = 3 * X, leaving the rest of the buffer alone. */
+static void check_huge_stride(ctx_pair *C) {
+  const int64_t rp[2] = {0, 1};
+  const int32_t ci[1] = {0};
+  const double v[1] = {3.0};
+  coal_mat A = NULL;
+  coal_bvec B = NULL, X = NULL, Y = NULL;
+  CHECK_OK(C->d, coal_mat_create_csr(C->d, 1, 1, rp, ci, v, COAL_F64, &A));
+  CHECK_OK(C->d, coal_bvec_create(C->d, 1, 64, COAL_F64, RM, 64, &B));
+  if (!A || !B) goto done;
+  /* Y = entries 0..3 of the buffer, X = entries 32..35 viewed with ld = 2^28 + 4 (> 2^31
+   * bytes); only row 0 of X exists */
+  CHECK_OK(C->d, coal_bvec_view(C->d, 1, 4, COAL_F64, RM, 4, B->data, &Y));
+  CHECK_OK(C->d, coal_bvec_view(C->d, 1, 4, COAL_F64, RM, ((int64_t)1 << 28) + 4,
+                                (double *)B->data + 32, &X));
+  if (!X || !Y) goto done;
+  for (int kk = 0; kk < NKERNELS; kk++) {
+    if (only_kernel >= 0 && (int)kernels[kk] != only_kernel) continue;
+    double h[64];
+    for (int i = 0; i < 64; i++) h[i] = i >= 32 && i < 36 ? (double)(i - 31) : NAN;
+    CHECK_OK(C->d, coal_bvec_set_host(B, h, RM, 64));
+    CHECK_OK(C->d, coal_spmm(A, kernels[kk], 1.0, X, 0.0, Y));
+    CHECK_OK(C->d, coal_bvec_get_host(B, h, RM, 64));
+    int bad = 0;
+    for (int i = 0; i < 64; i++) {
+      const double want = i < 4 ? 3.0 * (i + 1) : i >= 32 && i < 36 ? (double)(i - 31) : NAN;
+      if (!(h[i] == want || (isnan(want) && isnan(h[i])))) bad = 1;
+    }
+    CHECK(!bad, "huge row stride of X (2^28 + 4 doubles), kernel %d: wrong product or buffer",
+          (int)kernels[kk]);
+  }
+done:
+  coal_bvec_destroy(&X);
+  coal_bvec_destroy(&Y);
+  coal_bvec_destroy(&B);
+  coal_mat_destroy(&A);
+}
+
 int main(void) {
   if (!coal_cuda_available()) {
     printf("no GPU: skipped\n");
@@ -553,6 +594,7 @@ int main(void) {
         pair_destroy(&M);
       }
   }
+  check_huge_stride(&C);
   if (!quick) check_shared(&C);
   CHECK_OK(C.d, coal_ctx_sync(C.d));
   printf("%d products compared\n", nproducts);

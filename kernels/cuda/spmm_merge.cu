@@ -95,7 +95,7 @@ __global__ __launch_bounds__(kThreads) void mg_kernel(
           for (int v = 0; v < V; v++) xv[u][v] = 0;
           if (zz + u < zs && in) {
             a[u] = (double)s_val[zz + u];
-            load_x<T, V, XROW>(x, ldx, s_col[zz + u], j, xv[u]);
+            load_x<T, V, XROW, false>(x, ldx, s_col[zz + u], j, xv[u]);
           }
         }
 #pragma unroll

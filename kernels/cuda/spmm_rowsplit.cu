@@ -301,6 +301,9 @@ coal_status rowsplit(coal_mat A, const struct coal_mat_cuda *d, double alpha, co
   coal_ctx ctx = A->ctx;
   const size_t es = sizeof(T);
   const bool xrow = X->layout == COAL_ROW_MAJOR;
+  /* rows of X 2^31 bytes or more apart: beyond the 32-bit offsets of load_x; merge-based
+   * addresses X with 64-bit offsets */
+  if (!xrow_stride_ok(X, es)) return coal_spmm_merge_cuda(A, alpha, X, beta, Y);
   rs_args a;
   a.nrows = A->nrows, a.rowptr = d->rowptr, a.col = d->colind, a.val = d->values;
   a.x = X->data, a.y = Y->data, a.ldx = X->ld, a.ldy = Y->ld;
@@ -355,7 +358,11 @@ coal_status rowsplit(coal_mat A, const struct coal_mat_cuda *d, double alpha, co
    * neighbouring planes, which share the rows of X between them: H200, 2026-11-26, k = 32:
    * 27-point 620.7 us against 663.4 (one plane), 7-point 591.6 against 598.0; k = 64: 1213.1
    * against 1374.6 and 1108.6 against 1152.0. Not measured at k = 128, where a CTA step holds
-   * only 8 rows (4 per plane): one plane there. The plane knob forces one (with a forced line). */
+   * only 8 rows (4 per plane): one plane there. The plane knob forces one (with a forced line).
+   * With 32-bit offsets into X (load_x; H200, 2026-11-26): k = 32 7-point 565-574 us, 27-point
+   * 523 us; k = 64 1056 and 927 us. Tried and slower: the next row's entries loaded during a
+   * row's products, into registers (80 registers, 3 CTAs per SM) or into shared memory
+   * (cp.async; the carve-out leaves less L1 for X): bench/spmm_notes.md. */
   const int lk = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_LINE];
   const int pk = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_PLANE];
   if (lk > 1) {

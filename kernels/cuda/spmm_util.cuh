@@ -37,11 +37,21 @@ __device__ __forceinline__ void pack(const double *o, float4 &v) {
 }
 
 /* V entries (row, j .. j+V-1) of X, read-only path. XROW: row-major (then V consecutive
- * entries, one vector load; the launcher guarantees alignment); else column-major (V == 1). */
-template <typename T, int V, bool XROW>
+ * entries, one vector load; the launcher guarantees alignment); else column-major (V == 1).
+ * O32 (row-major): the row's offset is one 32x32-bit wide multiply-add on a byte stride of
+ * less than 2^31 (the launcher checks xrow_stride_ok); with the 64-bit stride each load costs
+ * about ten integer instructions. H200, 2026-11-26, k = 32: row-split 7-point 128^3 565 us
+ * against 591, 27-point 100^3 523 against 619; merge-based was slower with it (7-point 600-609
+ * against 580, power-law 800-889 against 797), so it keeps the 64-bit stride. */
+template <typename T, int V, bool XROW, bool O32 = true>
 __device__ __forceinline__ void load_x(const T *__restrict__ x, int64_t ldx, int32_t row, int j,
                                        double *o) {
-  if (XROW) {
+  if (XROW && O32) {
+    typedef typename vec_t<T, V>::type VT;
+    const int32_t ldb = (int32_t)(ldx * (int64_t)sizeof(T)); /* bytes per row of X */
+    const char *xj = reinterpret_cast<const char *>(x + j);
+    unpack(__ldg(reinterpret_cast<const VT *>(xj + (int64_t)row * ldb)), o);
+  } else if (XROW) {
     typedef typename vec_t<T, V>::type VT;
     unpack(__ldg(reinterpret_cast<const VT *>(x + (int64_t)row * ldx + j)), o);
   } else {
@@ -150,11 +160,11 @@ __device__ __forceinline__ void rs_row(const int32_t *__restrict__ col, const T 
 #pragma unroll
             for (int v = 0; v < V; v++) xv[u][v] = 0;
         }
+        /* entries past the row's end have a == 0 and xv == 0: no select needed */
 #pragma unroll
         for (int u = 0; u < U; u++)
-          if (on[u])
 #pragma unroll
-            for (int v = 0; v < V; v++) acc[t][v] += a[u] * xv[u][v];
+          for (int v = 0; v < V; v++) acc[t][v] += a[u] * xv[u][v];
       }
     }
   }
@@ -192,6 +202,11 @@ static inline int vec_width(coal_bvec B, size_t es) {
   if (B->layout != COAL_ROW_MAJOR || B->k % v != 0 || B->ld % v != 0) return 1;
   if ((uintptr_t)B->data % 16 != 0) return 1;
   return v;
+}
+
+/* The row stride of a row-major block in bytes fits load_x's 32-bit offset arithmetic. */
+static inline bool xrow_stride_ok(coal_bvec B, size_t es) {
+  return B->layout != COAL_ROW_MAJOR || B->ld <= (int64_t)(INT32_MAX / (int64_t)es);
 }
 
 /* Smallest power of two >= v, clamped to [lo, hi]. */
