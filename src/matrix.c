@@ -544,12 +544,17 @@ static int32_t mode_of(int32_t *cand, int32_t nc, int32_t ns) {
   return ns > 0 && 2 * (int64_t)bestn >= ns ? best : 0;
 }
 
+/* the s-th of ns evenly spaced sample rows */
+static int32_t sample_row(int32_t s, int32_t nrows, int32_t ns) {
+  return (int32_t)(((int64_t)s * nrows + nrows / 2) / ns);
+}
+
 static void grid_strides_of(const int32_t *rp, const int32_t *ci, int32_t nrows, int32_t *cand,
                             int32_t *line, int32_t *plane) {
   const int32_t ns = nrows < kLineSamples ? nrows : kLineSamples;
   int32_t nc = 0;
   for (int32_t s = 0; s < ns; s++) {
-    const int32_t r = (int32_t)(((int64_t)s * nrows + nrows / 2) / ns);
+    const int32_t r = sample_row(s, nrows, ns);
     for (int32_t p = rp[r]; p < rp[r + 1]; p++)
       if ((int64_t)ci[p] - r >= COAL_LINE_MIN) { /* sorted columns: the first one is the least */
         cand[nc++] = ci[p] - r;
@@ -560,7 +565,7 @@ static void grid_strides_of(const int32_t *rp, const int32_t *ci, int32_t nrows,
   if (*line <= 0) return;
   nc = 0;
   for (int32_t s = 0; s < ns; s++) {
-    const int32_t r = (int32_t)(((int64_t)s * nrows + nrows / 2) / ns);
+    const int32_t r = sample_row(s, nrows, ns);
     const int64_t hi = rp[r + 1] > rp[r] ? (int64_t)ci[rp[r + 1] - 1] - r : 0;
     if (hi < 2 * (int64_t)*line) continue;
     for (int32_t p = rp[r]; p < rp[r + 1]; p++)

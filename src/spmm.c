@@ -34,13 +34,12 @@ coal_status coal_spmm_kernel_parse(const char *name, coal_spmm_kernel *k) {
  *    lp_ship04l and ca-GrQc at k = 8..32 alike.
  *  - large matrices (nnz >= 2^20) with short rows (mean < 8) at k >= 32: merge-based (7-point
  *    128^3 at k = 32: 580-651 us against 675-700 us with row-split in six runs on
- *    2026-11-22; at k = 8 row-split and merge-based are level), unless k >= 64, the matrix is in
- *    a structured-grid order (coal_mat_line_stride_compute) and the block row-major:
- *    row-split walks tiles of grid lines there (7-point at k = 64: 1109-1122 us against
- *    1237-1240 merge-based, at k = 128: 2236 against 2520). From k = 32 since row-major X
- *    rows are addressed with 32-bit offsets (2026-11-26): 565 us against 609 merge-based
- *    (579 before that change; in three earlier runs merge-based took 580-582 us and
- *    row-split with lines 581-624, so merge-based kept k = 32 then).
+ *    2026-11-22; at k = 8 row-split and merge-based are level), unless the matrix is in a
+ *    structured-grid order (coal_mat_line_stride_compute) and the block row-major: row-split
+ *    walks tiles of grid lines there (7-point at k = 64: 1109-1122 us against 1237-1240
+ *    merge-based, at k = 128: 2236 against 2520; at k = 32 565-574 us against 580-609 since
+ *    row-major X rows are addressed with 32-bit offsets, 2026-11-26; before that change
+ *    merge-based took 580-582 us and row-split with lines 581-624, and kept k = 32).
  *  - otherwise row-split (27-point 100^3: 714 us at k = 32 against 792 us merge-based).
  * Fitted to the shared set on an H200; with it (2026-11-22, commit 7af2b6a) 31 of the 364
  * (matrix, k) cells are below 0.9x the best cuSPARSE (74 with the previous rule and kernels),
@@ -51,7 +50,6 @@ coal_status coal_spmm_kernel_parse(const char *name, coal_spmm_kernel *k) {
 #define SPMM_SHORT_MIN_K    32
 #define SPMM_SHORT_MIN_NNZ  (1 << 20)
 #define SPMM_SHORT_MEAN     8.0
-#define SPMM_SHORT_LINE_K   32 /* from here grid lines take such matrices */
 #define SPMM_SWIFT_MIN_K    32
 #define SPMM_SWIFT_MIN_NNZ  (1 << 20)
 
@@ -63,8 +61,9 @@ coal_spmm_kernel coal_spmm_select(coal_mat A, int64_t k, coal_layout layout) {
   if (layout == COAL_COL_MAJOR && k >= SPMM_SWIFT_MIN_K && A->nnz >= SPMM_SWIFT_MIN_NNZ)
     return COAL_SPMM_SWIFT;
   if (k >= SPMM_LONG_MIN_K && SPMM_LONG(mean, mx)) return COAL_SPMM_MERGE;
+  /* ... unless in a grid order with a row-major block: row-split's tiles of grid lines */
   if (k >= SPMM_SHORT_MIN_K && A->nnz >= SPMM_SHORT_MIN_NNZ && mean < SPMM_SHORT_MEAN &&
-      !(layout == COAL_ROW_MAJOR && k >= SPMM_SHORT_LINE_K && coal_mat_line_stride(A) > 0))
+      !(layout == COAL_ROW_MAJOR && coal_mat_line_stride(A) > 0))
     return COAL_SPMM_MERGE;
   return COAL_SPMM_ROWSPLIT;
 }
