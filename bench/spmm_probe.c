@@ -6,7 +6,8 @@
  *   spmm_probe big [-m IDS] [K...]  lap3d:128, lap3d27:100, powerlaw:1048576:12 (or those of
  *                              IDS, a comma list of lap3d, lap3d27, powerlaw) at k in K
  *                              (default 1 8 32 128), plus the SpMV fastload-t time
- *   spmm_probe shared DIR      every *.mtx.gz of DIR at k in {1,4,8,16,32,64,128}
+ *   spmm_probe shared DIR [K...]  every *.mtx.gz of DIR at k in K (default 1 4 8 16 32 64
+ *                              128)
  *
  * Output: a table on stdout, one CSV line per measurement in $OUT/spmm_probe.csv (or ./).
  * Byte floor: nnz*(8+4) + 4*(n+1) + k*(n+m)*8; % copy is floor / time over the measured
@@ -41,6 +42,15 @@ static coal_status run_cs(void *p) { return coal_cusparse_spmm_run(((arg_t *)p)-
 static coal_status run_spmv(void *p) {
   arg_t *a = p;
   return coal_spmv_raw(a->A, a->vk, 1.0, a->x, 0.0, a->y);
+}
+
+/* SPMM_PROBE_PIPE=R: each timed repetition runs R products back to back (launches queued
+ * while the GPU works), reported per product: the GPU's time without the idle gap of a launch. */
+static int pipe_n = 1;
+static coal_bench_fn pipe_fn;
+static coal_status run_pipe(void *p) {
+  for (int i = 0; i < pipe_n; i++) COAL_CALL(pipe_fn(p));
+  return COAL_SUCCESS;
 }
 
 static double *download(coal_bvec Y) {
@@ -80,6 +90,7 @@ typedef struct {
   int sub;       /* row-split sub-groups per row on small matrices (0: default) */
   int line;      /* row-split grid-line stride knob (0: the matrix's, 1: none, -1: the matrix's
                     lines, one plane at a time) */
+  int lng;       /* row-split long-row threshold knob (0: default, 1: no long rows) */
 } variant;
 
 /* cuSPARSE first in each layout: its result is the reference of the layout */
@@ -93,6 +104,10 @@ static const variant big_variants[] = {
     {.name = "rs-1plane", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .line = -1},
     {.name = "merge", .layout = 1, .kern = COAL_SPMM_MERGE},
     {.name = "merge-u8", .layout = 1, .kern = COAL_SPMM_MERGE, .ub = 8},
+    {.name = "rs-nolong", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .lng = 1},
+    {.name = "rs-l32", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .lng = 32},
+    {.name = "rs-l256", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .lng = 256},
+    {.name = "rs-l1024", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .lng = 1024},
     {.name = "swift", .layout = 1, .kern = COAL_SPMM_SWIFT, .maxk = 8},
     {.name = "auto", .layout = 1, .kern = COAL_SPMM_AUTO},
     {.name = "cusparse-alg1", .layout = 0, .kern = 1, .cs = 1},
@@ -121,6 +136,11 @@ static const variant shared_variants[] = {
     {.name = "rs-w16", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .w = 16},
     {.name = "rs-w8", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .w = 8},
     {.name = "merge-u8", .layout = 1, .kern = COAL_SPMM_MERGE, .ub = 8},
+    {.name = "merge-u16", .layout = 1, .kern = COAL_SPMM_MERGE, .ub = 16},
+    {.name = "rs-nolong", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .lng = 1},
+    {.name = "rs-l32", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .lng = 32},
+    {.name = "rs-l128", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .lng = 128},
+    {.name = "rs-l256", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .lng = 256},
 };
 enum { SH_RS = 3, SH_MG = 4, SH_SW = 5, SH_AUTO_ROW = 6, SH_AUTO_COL = 8 };
 #define NSHARED ((int)(sizeof shared_variants / sizeof shared_variants[0]))
@@ -155,6 +175,7 @@ static void measure(const char *mname, coal_mat A, int64_t k, const variant *vs,
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_UB, va->ub);
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_MG_UB, va->ub);
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_S, va->sub);
+    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LONG, va->lng);
     /* line -1: the matrix's lines in one plane at a time */
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LINE, va->line < 0 ? 0 : va->line);
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_PLANE, va->line < 0 ? 1 : 0);
@@ -181,7 +202,11 @@ static void measure(const char *mname, coal_mat A, int64_t k, const variant *vs,
       }
     }
     double med = INFINITY, mn = INFINITY;
-    if (st == COAL_SUCCESS && err <= 1e-10) st = coal_bench_time(ctx, fn, &a, 2, reps, &med, &mn);
+    if (st == COAL_SUCCESS && err <= 1e-10) {
+      pipe_fn = fn;
+      st = coal_bench_time(ctx, pipe_n > 1 ? run_pipe : fn, &a, 2, reps, &med, &mn);
+      med /= pipe_n, mn /= pipe_n;
+    }
     if (st != COAL_SUCCESS || !(err <= 1e-10)) {
       nfail++;
       printf("FAIL %s k=%lld %s-major %s: %s, error %.3g\n", mname, (long long)k, l ? "row" : "col",
@@ -202,6 +227,7 @@ static void measure(const char *mname, coal_mat A, int64_t k, const variant *vs,
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_S, 0);
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LINE, 0);
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_PLANE, 0);
+  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LONG, 0);
 done:
   for (int l = 0; l < 2; l++) coal_bvec_destroy(&X[l]), coal_bvec_destroy(&Y[l]), free(ref[l]);
 }
@@ -272,9 +298,7 @@ static int cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void shared(const char *dir) {
-  static const int64_t ks[] = {1, 4, 8, 16, 32, 64, 128};
-  enum { NK = 7 };
+static void shared(const char *dir, int nk, const int64_t *ks) {
   DIR *d = opendir(dir);
   if (!d) {
     printf("cannot open %s\n", dir);
@@ -294,7 +318,7 @@ static void shared(const char *dir) {
   printf("\n== shared matrices: auto / best cuSPARSE (any layout) per k; oracle = fastest of our "
          "row-major kernels\n%-18s %9s",
          "matrix", "nnz");
-  for (int q = 0; q < NK; q++) printf(" %6lld", (long long)ks[q]);
+  for (int q = 0; q < nk; q++) printf(" %6lld", (long long)ks[q]);
   printf("  (row-major auto; col-major auto min)\n");
   for (int i = 0; i < nn; i++) {
     char path[4096];
@@ -306,7 +330,7 @@ static void shared(const char *dir) {
     }
     printf("%-18.18s %9lld", names[i], (long long)A->nnz);
     double colmin = INFINITY;
-    for (int q = 0; q < NK; q++) {
+    for (int q = 0; q < nk; q++) {
       double t[NSHARED];
       measure(names[i], A, ks[q], shared_variants, NSHARED, 20, t);
       const double bc = best_cusparse(shared_variants, NSHARED, t, -1);
@@ -335,9 +359,12 @@ static void shared(const char *dir) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: spmm_probe big [-m lap3d,lap3d27,powerlaw] [K...] | shared DIR\n");
+    fprintf(stderr,
+            "usage: spmm_probe big [-m lap3d,lap3d27,powerlaw] [K...] | shared DIR [K...]\n");
     return 2;
   }
+  if (getenv("SPMM_PROBE_PIPE") && atoi(getenv("SPMM_PROBE_PIPE")) > 1)
+    pipe_n = atoi(getenv("SPMM_PROBE_PIPE"));
   if (coal_ctx_create(COAL_BACKEND_CUDA, &ctx) != COAL_SUCCESS) {
     printf("no CUDA context\n");
     return 77;
@@ -367,7 +394,11 @@ int main(int argc, char **argv) {
       for (nk = 0; nk < argc - argi && nk < 16; nk++) ks[nk] = atoll(argv[argi + nk]);
     big(which[0] ? which : NULL, nk, ks);
   } else if (!strcmp(argv[1], "shared") && argc > 2) {
-    shared(argv[2]);
+    int64_t ks[16] = {1, 4, 8, 16, 32, 64, 128};
+    int nk = 7;
+    if (argc > 3)
+      for (nk = 0; nk < argc - 3 && nk < 16; nk++) ks[nk] = atoll(argv[3 + nk]);
+    shared(argv[2], nk, ks);
   }
   if (csv != stdout) fclose(csv);
   coal_ctx_destroy(&ctx);
