@@ -78,7 +78,9 @@ enum {
                                   k >= 32, coal_mat_line_stride_compute) */
   COAL_SPMM_TUNE_RS_PLANE = 7, /* row-split grid-plane stride: 1 none, >= 2 this one (with a
                                   forced line stride only, any k), 0: the matrix's (k <= 64) */
-  COAL_SPMM_TUNE_NKNOBS = 8
+  COAL_SPMM_TUNE_RS_LONG = 8,  /* row-split rows longer than this many entries get a CTA each
+                                  (>= 2), 1: none (0: the default threshold) */
+  COAL_SPMM_TUNE_NKNOBS = 9
 };
 coal_status coal_spmm_cuda_tune(int what, int value);
 

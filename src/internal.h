@@ -296,6 +296,11 @@ int coal_name_lookup(const char *const *names, int n, const char *name);
 /* Longest row of A, computed once and cached (the structure never changes). On a
  * device-only matrix the first call downloads the device rowptr (not the whole CSR). */
 coal_status coal_mat_max_row_len_compute(coal_mat A, int32_t *len);
+/* The rows of A with more than thr entries cut into segments of at most seg entries, in order:
+ * *n segments, (*out)[q] the row of segment q and (*out)[*n + q] its index in the row
+ * (coal_malloc'd, NULL when none). A device-only matrix downloads its row offsets. */
+coal_status coal_mat_long_row_segments(coal_mat A, int32_t thr, int32_t seg, int32_t **out,
+                                       int32_t *n);
 /* The same value without a status, for the kernel selectors: -1 if computing it failed (the
  * error is recorded on the context). The front ends (coal_spmv_raw, coal_spmm) call
  * coal_mat_max_row_len_compute first, so a failure propagates from them. */

@@ -500,26 +500,64 @@ coal_status coal_mat_fastload_stats(coal_mat A, int transposed, coal_fastload_st
   return COAL_SUCCESS;
 }
 
+/* The row offsets on the host: A's own, or (a device-only matrix) a downloaded copy that the
+ * caller releases with put_rowptr. Only the offsets travel, not the whole CSR. */
+static coal_status get_rowptr(coal_mat A, int32_t **rp) {
+  *rp = A->rowptr;
+  if (*rp) return COAL_SUCCESS;
+  COAL_CALL(coal_malloc(A->ctx, sizeof(int32_t) * ((size_t)A->nrows + 1), (void **)rp));
+  coal_status st = coal_ops(A->ctx)->mat_download(A, *rp, NULL, NULL);
+  if (st != COAL_SUCCESS) {
+    coal_free(*rp);
+    *rp = NULL;
+  }
+  return st;
+}
+static void put_rowptr(coal_mat A, int32_t *rp) {
+  if (rp != A->rowptr) coal_free(rp);
+}
+
 coal_status coal_mat_max_row_len_compute(coal_mat A, int32_t *len) {
   if (A->max_row_len < 0) {
-    /* a device-only matrix: the row offsets only, not the whole CSR */
-    int32_t *rp = A->rowptr;
-    if (!rp) {
-      COAL_CALL(coal_malloc(A->ctx, sizeof(int32_t) * ((size_t)A->nrows + 1), (void **)&rp));
-      coal_status st = coal_ops(A->ctx)->mat_download(A, rp, NULL, NULL);
-      if (st != COAL_SUCCESS) {
-        coal_free(rp);
-        return st;
-      }
-    }
+    int32_t *rp = NULL;
+    COAL_CALL(get_rowptr(A, &rp));
     int32_t m = 0;
     for (int32_t i = 0; i < A->nrows; i++)
       if (rp[i + 1] - rp[i] > m) m = rp[i + 1] - rp[i];
-    if (rp != A->rowptr) coal_free(rp);
+    put_rowptr(A, rp);
     A->max_row_len = m;
   }
   if (len) *len = A->max_row_len;
   return COAL_SUCCESS;
+}
+
+coal_status coal_mat_long_row_segments(coal_mat A, int32_t thr, int32_t seg, int32_t **out,
+                                       int32_t *n) {
+  *out = NULL, *n = 0;
+  COAL_CHECK(A->ctx, thr >= 0 && seg > 0, COAL_ERR_ARG, "bad long-row threshold %d or segment %d",
+             (int)thr, (int)seg);
+  int32_t *rp = NULL;
+  COAL_CALL(get_rowptr(A, &rp));
+  int64_t c = 0;
+  for (int32_t i = 0; i < A->nrows; i++) {
+    const int32_t len = rp[i + 1] - rp[i];
+    if (len > thr) c += (len + (int64_t)seg - 1) / seg;
+  }
+  coal_status st = COAL_SUCCESS;
+  if (c > INT32_MAX / 2)
+    st = COAL_ERROR(A->ctx, COAL_ERR_OVERFLOW, "%lld row segments", (long long)c);
+  if (st == COAL_SUCCESS && c > 0 &&
+      (st = coal_malloc(A->ctx, sizeof(int32_t) * 2 * (size_t)c, (void **)out)) == COAL_SUCCESS) {
+    int32_t q = 0;
+    for (int32_t i = 0; i < A->nrows; i++) {
+      const int32_t len = rp[i + 1] - rp[i];
+      if (len > thr)
+        for (int32_t s = 0; (int64_t)s * seg < len; s++) (*out)[q] = i, (*out)[c + q] = s, q++;
+    }
+    *n = (int32_t)c;
+  }
+  put_rowptr(A, rp);
+  return st;
 }
 
 /* Grid-line stride: for each of up to kLineSamples evenly spaced rows r, the smallest column

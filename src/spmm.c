@@ -20,18 +20,19 @@ coal_status coal_spmm_kernel_parse(const char *name, coal_spmm_kernel *k) {
  * Host: the row loop of row-split (no atomics, no format to build).
  * CUDA, measured on an H200 (fp64, bench/spmm_notes.md; k = 1 with contiguous X and Y never
  * gets here: coal_spmm runs the SpMV kernel of coal_spmv_select):
- *  - hubs (longest row > 32*mean + 256): merge-based. A row-split warp walks a hub alone:
- *    power-law 2^20 at k = 32 took 3800 us with row-split, 812 us merge-based (cuSPARSE 1262);
- *    adder_dcop_05 and bloweybq 0.01-0.2x cuSPARSE with row-split, 0.65-1.2x merge-based.
+ *  - hubs (longest row > 32*mean + 256): merge-based on large matrices (nnz >= 2^20) and for
+ *    k <= 4 (row-split's entry lanes walk a hub with one group). Power-law 2^20 at k = 32: 795
+ *    us merge-based, 1120-1240 us row-split with its long rows in CTAs of their own (3490
+ *    without), cuSPARSE 1264. Smaller hub matrices at k > 4: row-split, whose long rows get a
+ *    CTA per segment (spmm_long.cu): adder_dcop_05 at k = 8..128 11.7-14.1 us against 18.0-20.2
+ *    merge-based, bloweybq (a dense row) 13.7-18.9 against 15.8-28.2 (2026-11-26).
  *  - column-major blocks, k >= 32, nnz >= 2^20: Swift (7-point 128^3 at k = 32: 2039 us against
  *    3594 us for row-split on the strided block; 27-point 100^3: 3039 against 3892). Small
  *    matrices keep row-split on column-major blocks too (their strided rows of X stay in
  *    cache: it beat Swift in 358 of 364 (matrix, k) cells of the shared set).
- *  - k >= 64 with moderately long rows (longest > 8*mean + 128, or mean > 80): merge-based
- *    (PGPgiantcompo at k = 64, 128: 28 and 41 us against 44 and 68 us with row-split). Below
- *    k = 64 the sub-groups of row-split's small-matrix launch (spmm_rowsplit.cu) share such
- *    rows and win: PGPgiantcompo at k = 16: 15 us against 26 us merge-based; tols4000,
- *    lp_ship04l and ca-GrQc at k = 8..32 alike.
+ *  - moderately long rows: row-split at every k since its long rows have CTAs of their own
+ *    (PGPgiantcompo at k = 64, 128: 17.4 and 22.9 us against 27.2 and 40.0 merge-based,
+ *    mbeacxc 15.4 and 18.1 against 21.7 and 24.1; before, merge-based took k >= 64 there).
  *  - large matrices (nnz >= 2^20) with short rows (mean < 8) at k >= 32: merge-based (7-point
  *    128^3 at k = 32: 580-651 us against 675-700 us with row-split in six runs on
  *    2026-11-22; at k = 8 row-split and merge-based are level), unless the matrix is in a
@@ -41,12 +42,12 @@ coal_status coal_spmm_kernel_parse(const char *name, coal_spmm_kernel *k) {
  *    row-major X rows are addressed with 32-bit offsets, 2026-11-26; before that change
  *    merge-based took 580-582 us and row-split with lines 581-624, and kept k = 32).
  *  - otherwise row-split (27-point 100^3: 714 us at k = 32 against 792 us merge-based).
- * Fitted to the shared set on an H200; with it (2026-11-22, commit 7af2b6a) 31 of the 364
- * (matrix, k) cells are below 0.9x the best cuSPARSE (74 with the previous rule and kernels),
- * geometric mean 1.13x (bench/RESULTS.md). */
+ * Fitted to the shared set on an H200; with it and row-split's long rows (2026-11-26) 9 of the
+ * 364 (matrix, k) cells are below 0.9x the best cuSPARSE, the worst 0.85x (11, worst 0.58x,
+ * before; 31 on 2026-11-22 at commit 7af2b6a; bench/RESULTS.md). */
 #define SPMM_HUB(mean, mx)  ((double)(mx) > 32.0 * (mean) + 256.0)
-#define SPMM_LONG(mean, mx) ((double)(mx) > 8.0 * (mean) + 128.0 || (mean) > 80.0)
-#define SPMM_LONG_MIN_K     64
+#define SPMM_HUB_MERGE_NNZ  (1 << 20)
+#define SPMM_HUB_ROWSPLIT_K 5 /* row-split's column lanes, which hand long rows to CTAs */
 #define SPMM_SHORT_MIN_K    32
 #define SPMM_SHORT_MIN_NNZ  (1 << 20)
 #define SPMM_SHORT_MEAN     8.0
@@ -57,10 +58,10 @@ coal_spmm_kernel coal_spmm_select(coal_mat A, int64_t k, coal_layout layout) {
   if (!A || A->ctx->backend != COAL_BACKEND_CUDA) return COAL_SPMM_ROWSPLIT;
   const double mean = A->nrows > 0 ? (double)A->nnz / (double)A->nrows : 0.0;
   const int32_t mx = coal_mat_max_row_len(A);
-  if (SPMM_HUB(mean, mx)) return COAL_SPMM_MERGE;
+  if (SPMM_HUB(mean, mx) && (k < SPMM_HUB_ROWSPLIT_K || A->nnz >= SPMM_HUB_MERGE_NNZ))
+    return COAL_SPMM_MERGE;
   if (layout == COAL_COL_MAJOR && k >= SPMM_SWIFT_MIN_K && A->nnz >= SPMM_SWIFT_MIN_NNZ)
     return COAL_SPMM_SWIFT;
-  if (k >= SPMM_LONG_MIN_K && SPMM_LONG(mean, mx)) return COAL_SPMM_MERGE;
   /* ... unless in a grid order with a row-major block: row-split's tiles of grid lines */
   if (k >= SPMM_SHORT_MIN_K && A->nnz >= SPMM_SHORT_MIN_NNZ && mean < SPMM_SHORT_MEAN &&
       !(layout == COAL_ROW_MAJOR && coal_mat_line_stride(A) > 0))

@@ -416,6 +416,41 @@ static void test_mat_host(coal_ctx ctx) {
   CHECK_ERR(ctx, coal_mat_wrap_device(ctx, 4, 4, 0, COAL_F64, NULL, NULL), COAL_ERR_ARG);
 }
 
+/* Segments of the long rows (row-split SpMM's CTAs per long row): every row longer than the
+ * threshold, in order, cut into segments of at most seg entries, against a plain loop over the
+ * row offsets; none above the longest row; bad arguments refused. */
+static void test_long_rows(coal_ctx ctx) {
+  coal_mat A = NULL;
+  CHECK_OK(ctx, coal_gen_powerlaw(ctx, 3000, 8.0, 2.2, 3, COAL_F64, &A));
+  if (!A) return;
+  int64_t *rp = malloc(sizeof(int64_t) * ((size_t)A->nrows + 1));
+  CHECK_OK(ctx, coal_mat_get_csr(A, rp, NULL, NULL));
+  int32_t mx = 0;
+  CHECK_OK(ctx, coal_mat_max_row_len_compute(A, &mx));
+  const int32_t thr[] = {0, 8, 31, mx - 1, mx}, seg[] = {1, 7, 1024};
+  for (int t = 0; t < 5; t++)
+    for (int q = 0; q < 3; q++) {
+      int32_t *out = NULL, n = -1, want = 0, bad = 0;
+      CHECK_OK(ctx, coal_mat_long_row_segments(A, thr[t], seg[q], &out, &n));
+      for (int32_t i = 0; i < A->nrows; i++) {
+        const int32_t len = (int32_t)(rp[i + 1] - rp[i]);
+        if (len <= thr[t]) continue;
+        for (int32_t s = 0; s * seg[q] < len; s++, want++)
+          if (want >= n || out[want] != i || out[n + want] != s) bad++;
+      }
+      CHECK(n == want && !bad && (n > 0) == (out != NULL),
+            "long rows > %d in segments of %d: %d segments (want %d), %d wrong", thr[t], seg[q], n,
+            want, bad);
+      free(out);
+    }
+  int32_t *out = (int32_t *)1, n = 5;
+  CHECK_ERR(ctx, coal_mat_long_row_segments(A, 4, 0, &out, &n), COAL_ERR_ARG);
+  CHECK(out == NULL && n == 0, "refused request left output");
+  CHECK_ERR(ctx, coal_mat_long_row_segments(A, -1, 4, &out, &n), COAL_ERR_ARG);
+  free(rp);
+  coal_mat_destroy(&A);
+}
+
 /* Grid-line stride of generated orderings: nx on the 7-point (the +nx neighbour is the least
  * offset >= COAL_LINE_MIN), nx - 1 on the 27-point, none on unstructured matrices; cached.
  * Plane stride: nx*ny on both (the 27-point's by the midpoint of its block above), none where
@@ -477,6 +512,7 @@ int main(void) {
     test_mat_ops(ctx);
     test_mat_host(ctx);
     test_line_stride(ctx);
+    test_long_rows(ctx);
     coal_ctx_destroy(&ctx);
   }
   return check_finish();

@@ -391,6 +391,24 @@ static void check_subgroups(mat_pair *M, const char *name) {
   only_kernel = saved;
 }
 
+/* Row-split with the rows longer than a threshold in a CTA each (spmm_long.cu) and the rest in
+ * the row-split kernel: thresholds 2 (nearly every row long), 5 and 40, and none (knob 1); every
+ * case (k <= 4 runs the entry-lane kernel, which keeps every row). */
+static void check_long(mat_pair *M, const char *name) {
+  const int saved = only_kernel;
+  if (only_kernel >= 0 && only_kernel != COAL_SPMM_ROWSPLIT) return;
+  only_kernel = COAL_SPMM_ROWSPLIT;
+  static const int thr[] = {2, 5, 40, 1};
+  for (int i = 0; i < 4; i++) {
+    CHECK_OK(NULL, coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LONG, thr[i]));
+    char nm[160];
+    snprintf(nm, sizeof nm, "%s (long rows > %d)", name, thr[i]);
+    compare_cases(M, nm, (1u << NCASES) - 1u);
+  }
+  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LONG, 0);
+  only_kernel = saved;
+}
+
 /* Row-split over tiles of grid lines (any stride is a permutation of the rows, so every row
  * must come out as the twin's): strides forced by the knob, the matrix's own line and ones
  * that leave partial segments, lines and tiles; the tile height (rows per group) too; and
@@ -589,6 +607,9 @@ int main(void) {
         if (!edge && (id == 0 || id == 2)) check_set_values(&M, name);
         if ((!edge && id == 1) || (edge && (id == 8 || id == 15))) check_subgroups(&M, name);
         if (!edge && (id == 0 || id == 1 || id == 2)) check_lines(&M, name);
+        if ((!edge && (id == 2 || id == 3)) ||
+            (edge && (id == 5 || id == 7 || id == 8 || id == 13 || id == 15 || id == 16)))
+          check_long(&M, name);
         if (!quick && ((!edge && (id == 0 || id == 2)) || (edge && id == 10)))
           check_cusparse(&M, name);
         pair_destroy(&M);

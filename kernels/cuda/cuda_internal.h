@@ -130,6 +130,10 @@ struct coal_mat_cuda {
    * sized at first use for max(k, COAL_SPMM_CARRY_MIN_K) columns, grown only for a larger k */
   int64_t spmm_carry_k;
   double *spmm_carry;
+  /* row-split SpMM: the segments of the rows longer than long_thr entries (a CTA each), built
+   * at first use for a threshold, rebuilt when the threshold changes; long_thr 0 until built */
+  int32_t long_thr, nlong;
+  int32_t *long_rows;       /* [2*nlong]: the row of each segment, then its index in the row */
   struct coal_swift_dev sw; /* Swift SpMM format, built at first use */
 };
 
@@ -203,6 +207,11 @@ void coal_cuda_fastload_dev_free(struct coal_fastload_dev *f);
 /* Merge-path tile starts (d->merge_row, d->merge_nz) and carry rows, computed once per
  * structure on the stream (kernels/cuda/spmv_merge.cu); shared by the SpMV and SpMM kernels. */
 coal_status coal_cuda_merge_workspace(coal_mat A, struct coal_mat_cuda *d);
+/* Row-split SpMM's long rows (spmm_long.cu): Y += alpha*A*X on the rows of more than thr
+ * entries only (a CTA per segment of such a row), with V-element loads of X (the row-split
+ * kernel's v); after the row-split kernel has stored beta*Y on those rows. */
+coal_status coal_spmm_long_rows_cuda(coal_mat A, struct coal_mat_cuda *d, int32_t thr, int v,
+                                     double alpha, coal_bvec X, coal_bvec Y);
 /* Releases the device Swift format and zeroes it (kernels/cuda/spmm_swift.cu). */
 void coal_cuda_swift_dev_free(struct coal_swift_dev *s);
 

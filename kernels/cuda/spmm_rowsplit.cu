@@ -33,6 +33,11 @@
  * rows of X between the planes are read by both halves while in L1.
  * Any stride is correct (the mapping covers every row once); the stride only decides speed.
  *
+ * Long rows (k > 4): a row-split group walks its row alone, so one long row would set the time
+ * of the whole product. Rows longer than a threshold (long_threshold) are empty rows here (y =
+ * beta*y is stored) and a second launch adds their products, a CTA per segment of such a row
+ * (spmm_long.cu).
+ *
  * Entry lanes (k <= 4): a group of W lanes (W = smallest power of two >= the mean row length,
  * 2..32) shares a row's entries (lane l takes entries l, l+W, ...), each lane reads the k
  * entries of X's row for its entries, and the group reduces its k sums with shuffles
@@ -60,7 +65,7 @@ __global__ __launch_bounds__(COAL_CUDA_CTA) void rs_cols_kernel(
     int32_t nrows, const int32_t *__restrict__ rowptr, const int32_t *__restrict__ col,
     const T *__restrict__ val, const T *__restrict__ x, int64_t ldx, T *__restrict__ y, int64_t ldy,
     bool yrow, bool yvec, int k, int rpg, int tiles, int32_t line, int segs, int32_t plane,
-    unsigned nlc, double alpha, double beta) {
+    unsigned nlc, int32_t lmax, double alpha, double beta) {
   constexpr int TW = W * V;             /* columns per tile */
   constexpr int GW = W * S;             /* lanes per row: S sub-groups of W lanes */
   constexpr int G = COAL_CUDA_CTA / GW; /* groups (rows in flight) per CTA */
@@ -94,6 +99,7 @@ __global__ __launch_bounds__(COAL_CUDA_CTA) void rs_cols_kernel(
     if (valid) {
       p0 = __ldg(rowptr + row);
       len = __ldg(rowptr + row + 1) - p0;
+      if (len > lmax) len = 0; /* a long row: beta*y here, the products in spmm_long.cu */
     }
     const int maxlen = (int)__reduce_max_sync(COAL_FULL_MASK, (unsigned)len);
     /* passes of `tiles` (<= NT) tiles; blockIdx.y picks every gridDim.y-th pass (uniform) */
@@ -189,6 +195,7 @@ struct rs_args {
   int32_t plane; /* grid-plane stride: tiles of lines in two planes at once (0: one plane) */
   unsigned nlc;  /* tiles of lines per plane (with planes) */
   unsigned ny;   /* CTAs over column passes */
+  int32_t lmax;  /* rows longer than this get beta*y only (their products: spmm_long.cu) */
   int sub;       /* sub-groups per row on small matrices (0: one) */
   double alpha, beta;
 };
@@ -207,7 +214,8 @@ void launch_kernel(coal_ctx ctx, const rs_args &b, unsigned grid) {
   rs_cols_kernel<T, W, V, NT, XROW, UB, S>
       <<<dim3(grid, b.ny), COAL_CUDA_CTA, 0, coal_stream(ctx)>>>(
           b.nrows, b.rowptr, b.col, (const T *)b.val, (const T *)b.x, b.ldx, (T *)b.y, b.ldy,
-          b.yrow, b.yvec, b.k, b.rpg, b.tiles, b.line, b.segs, b.plane, b.nlc, b.alpha, b.beta);
+          b.yrow, b.yvec, b.k, b.rpg, b.tiles, b.line, b.segs, b.plane, b.nlc, b.lmax, b.alpha,
+          b.beta);
 }
 
 /* Small matrices (fewer CTAs than the GPU holds at once): latency-bound, so a row's dependent
@@ -295,9 +303,31 @@ coal_status launch_entries_w(coal_ctx ctx, const rs_args &a, int w) {
   }
 }
 
+/* Long rows (spmm_long.cu, k > kEntryMaxK): the rows of more than thr entries, thr =
+ * max(kLongMin, kLongMean * mean), when the longest row is more than twice thr (a second launch
+ * pays off only when it cuts the row-split kernel's longest row well down); on matrices of
+ * fewer rows than 8 per SM with a mean row of kLongDenseMean or more, every row of more than
+ * kLongDenseThr entries (one warp per row would leave most of the GPU idle).
+ * Measured on an H200 over the shared matrices (bench/spmm_notes.md, 2026-11-26): adder_dcop_05
+ * (a row of 1310 entries, mean 6.1) at k = 8..128 11.7-14.1 us against 16.5-17.6 for cuSPARSE
+ * and 36-109 without; PGPgiantcompo (rows up to 205, mean 4.6) at k = 64, 128 17.4 and 22.9
+ * against 21.5 and 34.0 without; mbeacxc (496 rows, mean 101) at k = 64, 128 15.4 and 18.1
+ * against 18.1 and 22.0 without. ca-GrQc (9 rows of 65-81, mean 5.5) lost with them (the
+ * second launch costs more than the shorter row saves), and bcsstk13-18 and ex6 (hundreds of
+ * rows of 33-95) lost with a CTA for every row over 32. Returns INT32_MAX for none. */
+constexpr int32_t kLongMin = 64, kLongDenseThr = 32;
+constexpr double kLongMean = 8.0, kLongDenseMean = 32.0;
+static int32_t long_threshold(coal_mat A, int32_t mx, int64_t sms) {
+  const double mean = A->nrows ? (double)A->nnz / (double)A->nrows : 0.0;
+  if ((int64_t)A->nrows <= 8 * sms && mean >= kLongDenseMean && mx > kLongDenseThr)
+    return kLongDenseThr;
+  const double t = kLongMean * mean > (double)kLongMin ? kLongMean * mean : (double)kLongMin;
+  return (double)mx > 2.0 * t ? (int32_t)t : INT32_MAX;
+}
+
 template <typename T>
-coal_status rowsplit(coal_mat A, const struct coal_mat_cuda *d, double alpha, coal_bvec X,
-                     double beta, coal_bvec Y) {
+coal_status rowsplit(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bvec X, double beta,
+                     coal_bvec Y) {
   coal_ctx ctx = A->ctx;
   const size_t es = sizeof(T);
   const bool xrow = X->layout == COAL_ROW_MAJOR;
@@ -311,7 +341,7 @@ coal_status rowsplit(coal_mat A, const struct coal_mat_cuda *d, double alpha, co
   a.k = (int)X->k, a.alpha = alpha, a.beta = beta, a.tiles = 2, a.ny = 1;
   a.rpg = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_ROWS]; /* 0: chosen at launch */
   a.sub = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_S];    /* 0: chosen below */
-  a.line = 0, a.segs = 1, a.plane = 0, a.nlc = 1;
+  a.line = 0, a.segs = 1, a.plane = 0, a.nlc = 1, a.lmax = INT32_MAX;
   if (a.k <= kEntryMaxK) {
     const double mean = A->nrows ? (double)A->nnz / (double)A->nrows : 0.0;
     /* lanes 0..k-1 of a group store the k sums: W >= k */
@@ -325,6 +355,14 @@ coal_status rowsplit(coal_mat A, const struct coal_mat_cuda *d, double alpha, co
   if (coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_W])
     w = pow2_clamp(coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_W], 4, 32);
   a.yvec = v > 1 && vec_width(Y, es) >= v;
+  /* rows longer than the threshold: beta*y here, then a CTA per segment (spmm_long.cu) */
+  int32_t mx = 0;
+  COAL_CALL(coal_mat_max_row_len_compute(A, &mx)); /* once per matrix (cached) */
+  const int lg = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_LONG];
+  const int32_t thr = lg >= 2   ? lg
+                      : lg == 1 ? INT32_MAX
+                                : long_threshold(A, mx, ctx->cuda->sm_count);
+  if (mx > thr) a.lmax = thr, mx = thr;
   /* small matrices (the launch holds fewer CTAs than the GPU, see launch_cols) with vector
    * loads: S sub-groups per row, the largest power of two <= 8 with S*U <= the longest row
    * (U = 16/V entries in flight per sub-group); when S*W > 32 and the launch would hold fewer
@@ -335,8 +373,6 @@ coal_status rowsplit(coal_mat A, const struct coal_mat_cuda *d, double alpha, co
   const int64_t target = rs_target(ctx);
   if (xrow && v > 1 && a.sub == 0 && coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_UB] != 8 &&
       (int64_t)a.nrows < target * (COAL_CUDA_CTA / w)) {
-    int32_t mx = 0;
-    COAL_CALL(coal_mat_max_row_len_compute(A, &mx)); /* once per matrix (cached) */
     int s = 1;
     while (s < 8 && 2 * s * (16 / v) <= mx) s *= 2;
     a.sub = s;
@@ -379,10 +415,12 @@ coal_status rowsplit(coal_mat A, const struct coal_mat_cuda *d, double alpha, co
         w = wl;
     }
   }
-  if (!xrow) return launch_cols_w<T, 1, false>(ctx, a, w);
-  if (v == 1) return launch_cols_w<T, 1, true>(ctx, a, w);
-  if (v == 2) return launch_cols_w<T, 2, true>(ctx, a, w);
-  return launch_cols_w<T, 16 / sizeof(T), true>(ctx, a, w);
+  coal_status st = !xrow    ? launch_cols_w<T, 1, false>(ctx, a, w)
+                   : v == 1 ? launch_cols_w<T, 1, true>(ctx, a, w)
+                   : v == 2 ? launch_cols_w<T, 2, true>(ctx, a, w)
+                            : launch_cols_w<T, 16 / sizeof(T), true>(ctx, a, w);
+  if (st != COAL_SUCCESS || a.lmax == INT32_MAX) return st;
+  return coal_spmm_long_rows_cuda(A, d, a.lmax, v, alpha, X, Y);
 }
 
 } // namespace
