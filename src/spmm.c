@@ -20,12 +20,12 @@ coal_status coal_spmm_kernel_parse(const char *name, coal_spmm_kernel *k) {
  * Host: the row loop of row-split (no atomics, no format to build).
  * CUDA, measured on an H200 (fp64, bench/spmm_notes.md; k = 1 with contiguous X and Y never
  * gets here: coal_spmm runs the SpMV kernel of coal_spmv_select):
- *  - hubs (longest row > 32*mean + 256): merge-based on large matrices (nnz >= 2^20) and for
- *    k <= 4 (row-split's entry lanes walk a hub with one group). Power-law 2^20 at k = 32: 795
- *    us merge-based, 1120-1240 us row-split with its long rows in CTAs of their own (3490
- *    without), cuSPARSE 1264. Smaller hub matrices at k > 4: row-split, whose long rows get a
- *    CTA per segment (spmm_long.cu): adder_dcop_05 at k = 8..128 11.7-14.1 us against 18.0-20.2
- *    merge-based, bloweybq (a dense row) 13.7-18.9 against 15.8-28.2 (2026-11-26).
+ *  - hubs (longest row > 32*mean + 256): merge-based on large matrices (nnz >= 2^20).
+ *    Power-law 2^20 at k = 32: 795 us merge-based, 985 us row-split with its long rows in CTAs
+ *    of their own (3495 without), cuSPARSE 1264. Smaller hub matrices: row-split, whose long
+ *    rows get a CTA per segment (spmm_long.cu): adder_dcop_05 at k = 8..128 11.7-14.1 us
+ *    against 18.0-20.2 merge-based, bloweybq (a dense row) 13.7-18.9 against 15.8-28.2
+ *    (2026-11-26).
  *  - column-major blocks, k >= 32, nnz >= 2^20: Swift (7-point 128^3 at k = 32: 2039 us against
  *    3594 us for row-split on the strided block; 27-point 100^3: 3039 against 3892). Small
  *    matrices keep row-split on column-major blocks too (their strided rows of X stay in
@@ -45,21 +45,19 @@ coal_status coal_spmm_kernel_parse(const char *name, coal_spmm_kernel *k) {
  * Fitted to the shared set on an H200; with it and row-split's long rows (2026-11-26) 9 of the
  * 364 (matrix, k) cells are below 0.9x the best cuSPARSE, the worst 0.85x (11, worst 0.58x,
  * before; 31 on 2026-11-22 at commit 7af2b6a; bench/RESULTS.md). */
-#define SPMM_HUB(mean, mx)  ((double)(mx) > 32.0 * (mean) + 256.0)
-#define SPMM_HUB_MERGE_NNZ  (1 << 20)
-#define SPMM_HUB_ROWSPLIT_K 5 /* row-split's column lanes, which hand long rows to CTAs */
-#define SPMM_SHORT_MIN_K    32
-#define SPMM_SHORT_MIN_NNZ  (1 << 20)
-#define SPMM_SHORT_MEAN     8.0
-#define SPMM_SWIFT_MIN_K    32
-#define SPMM_SWIFT_MIN_NNZ  (1 << 20)
+#define SPMM_HUB(mean, mx) ((double)(mx) > 32.0 * (mean) + 256.0)
+#define SPMM_HUB_MERGE_NNZ (1 << 20)
+#define SPMM_SHORT_MIN_K   32
+#define SPMM_SHORT_MIN_NNZ (1 << 20)
+#define SPMM_SHORT_MEAN    8.0
+#define SPMM_SWIFT_MIN_K   32
+#define SPMM_SWIFT_MIN_NNZ (1 << 20)
 
 coal_spmm_kernel coal_spmm_select(coal_mat A, int64_t k, coal_layout layout) {
   if (!A || A->ctx->backend != COAL_BACKEND_CUDA) return COAL_SPMM_ROWSPLIT;
   const double mean = A->nrows > 0 ? (double)A->nnz / (double)A->nrows : 0.0;
   const int32_t mx = coal_mat_max_row_len(A);
-  if (SPMM_HUB(mean, mx) && (k < SPMM_HUB_ROWSPLIT_K || A->nnz >= SPMM_HUB_MERGE_NNZ))
-    return COAL_SPMM_MERGE;
+  if (SPMM_HUB(mean, mx) && A->nnz >= SPMM_HUB_MERGE_NNZ) return COAL_SPMM_MERGE;
   if (layout == COAL_COL_MAJOR && k >= SPMM_SWIFT_MIN_K && A->nnz >= SPMM_SWIFT_MIN_NNZ)
     return COAL_SPMM_SWIFT;
   /* ... unless in a grid order with a row-major block: row-split's tiles of grid lines */

@@ -400,10 +400,9 @@ sg_gather(const int32_t *__restrict__ col, const double *__restrict__ val,
         const int t = t0 + u;
         const int32_t cc = __shfl_sync(COAL_FULL_MASK, mc[t / W], t % W, W);
         a[u] = __shfl_sync(COAL_FULL_MASK, mv[t / W], t % W, W);
-        /* 64-bit row offsets: the 32-bit form (load_x's O32) is faster in the row-split
-         * SpMM, but was not measured or tested here yet (bench/spmm_notes.md) */
+        /* 32-bit byte offsets into P (s <= COAL_BCG_FUSED_MAX columns) */
         if (c0 + t < len && ina)
-          coal_spmm_dev::load_x<double, V, true, false>(P, s, cc, ja, xv[u]);
+          coal_spmm_dev::load_x<double, V, true, true>(P, s, cc, ja, xv[u]);
         else
 #pragma unroll
           for (int v = 0; v < V; v++) xv[u][v] = 0.0;

@@ -33,7 +33,7 @@
  * rows of X between the planes are read by both halves while in L1.
  * Any stride is correct (the mapping covers every row once); the stride only decides speed.
  *
- * Long rows (k > 4): a row-split group walks its row alone, so one long row would set the time
+ * Long rows: a row-split group walks its row alone, so one long row would set the time
  * of the whole product. Rows longer than a threshold (long_threshold) are empty rows here (y =
  * beta*y is stored) and a second launch adds their products, a CTA per segment of such a row
  * (spmm_long.cu).
@@ -150,12 +150,14 @@ template <typename T, int W, bool XROW>
 __global__ __launch_bounds__(COAL_CUDA_CTA) void rs_entries_kernel(
     int32_t nrows, const int32_t *__restrict__ rowptr, const int32_t *__restrict__ col,
     const T *__restrict__ val, const T *__restrict__ x, int64_t ldx, T *__restrict__ y, int64_t ldy,
-    bool yrow, int k, double alpha, double beta) {
+    bool yrow, int k, int32_t lmax, double alpha, double beta) {
   const int64_t row = ((int64_t)blockIdx.x * COAL_CUDA_CTA + threadIdx.x) / W;
   const int lane = (int)(threadIdx.x & (W - 1));
   double acc[kEntryMaxK] = {0, 0, 0, 0};
   if (row < nrows) {
-    const int32_t p0 = __ldg(rowptr + row), p1 = __ldg(rowptr + row + 1);
+    const int32_t p0 = __ldg(rowptr + row);
+    int32_t p1 = __ldg(rowptr + row + 1);
+    if (p1 - p0 > lmax) p1 = p0; /* a long row: beta*y here, the products in spmm_long.cu */
     int32_t p = p0 + lane;
     for (; p + W < p1; p += 2 * W) { /* two entries per lane in flight */
       const int32_t c0 = coal_ld_stream(col + p), c1 = coal_ld_stream(col + p + W);
@@ -287,7 +289,7 @@ template <typename T, int W, bool XROW> coal_status launch_entries(coal_ctx ctx,
   const unsigned grid = coal_cuda_grid((int64_t)a.nrows * W, COAL_CUDA_CTA);
   rs_entries_kernel<T, W, XROW><<<grid, COAL_CUDA_CTA, 0, coal_stream(ctx)>>>(
       a.nrows, a.rowptr, a.col, (const T *)a.val, (const T *)a.x, a.ldx, (T *)a.y, a.ldy, a.yrow,
-      a.k, a.alpha, a.beta);
+      a.k, a.lmax, a.alpha, a.beta);
   COAL_CUDA_LAUNCH_CHECK(ctx);
   return COAL_SUCCESS;
 }
@@ -303,7 +305,7 @@ coal_status launch_entries_w(coal_ctx ctx, const rs_args &a, int w) {
   }
 }
 
-/* Long rows (spmm_long.cu, k > kEntryMaxK): the rows of more than thr entries, thr =
+/* Long rows (spmm_long.cu): the rows of more than thr entries, thr =
  * max(kLongMin, kLongMean * mean), when the longest row is more than twice thr (a second launch
  * pays off only when it cuts the row-split kernel's longest row well down); on matrices of
  * fewer rows than 8 per SM with a mean row of kLongDenseMean or more, every row of more than
@@ -342,11 +344,23 @@ coal_status rowsplit(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bve
   a.rpg = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_ROWS]; /* 0: chosen at launch */
   a.sub = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_S];    /* 0: chosen below */
   a.line = 0, a.segs = 1, a.plane = 0, a.nlc = 1, a.lmax = INT32_MAX;
+  /* rows longer than the threshold: beta*y in the row-split kernel, then a CTA per segment
+   * (spmm_long.cu) */
+  int32_t mx = 0;
+  COAL_CALL(coal_mat_max_row_len_compute(A, &mx)); /* once per matrix (cached) */
+  const int lg = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_LONG];
+  const int32_t thr = lg >= 2   ? lg
+                      : lg == 1 ? INT32_MAX
+                                : long_threshold(A, mx, ctx->cuda->sm_count);
+  if (mx > thr) a.lmax = thr, mx = thr;
   if (a.k <= kEntryMaxK) {
     const double mean = A->nrows ? (double)A->nnz / (double)A->nrows : 0.0;
     /* lanes 0..k-1 of a group store the k sums: W >= k */
     const int w = pow2_clamp((int64_t)ceil(mean), a.k > 2 ? 4 : 2, 32);
-    return xrow ? launch_entries_w<T, true>(ctx, a, w) : launch_entries_w<T, false>(ctx, a, w);
+    coal_status st =
+        xrow ? launch_entries_w<T, true>(ctx, a, w) : launch_entries_w<T, false>(ctx, a, w);
+    if (st != COAL_SUCCESS || a.lmax == INT32_MAX) return st;
+    return coal_spmm_long_rows_cuda(A, d, a.lmax, 1, alpha, X, Y);
   }
   int v = xrow ? vec_width(X, es) : 1;
   if (coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_VEC] == 1) v = 1;
@@ -355,14 +369,6 @@ coal_status rowsplit(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bve
   if (coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_W])
     w = pow2_clamp(coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_W], 4, 32);
   a.yvec = v > 1 && vec_width(Y, es) >= v;
-  /* rows longer than the threshold: beta*y here, then a CTA per segment (spmm_long.cu) */
-  int32_t mx = 0;
-  COAL_CALL(coal_mat_max_row_len_compute(A, &mx)); /* once per matrix (cached) */
-  const int lg = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_LONG];
-  const int32_t thr = lg >= 2   ? lg
-                      : lg == 1 ? INT32_MAX
-                                : long_threshold(A, mx, ctx->cuda->sm_count);
-  if (mx > thr) a.lmax = thr, mx = thr;
   /* small matrices (the launch holds fewer CTAs than the GPU, see launch_cols) with vector
    * loads: S sub-groups per row, the largest power of two <= 8 with S*U <= the longest row
    * (U = 16/V entries in flight per sub-group); when S*W > 32 and the launch would hold fewer
