@@ -53,6 +53,19 @@ static coal_status run_pipe(void *p) {
   return COAL_SUCCESS;
 }
 
+/* SPMM_PROBE_ONLY=a,b,...: only the row-major variants of these names (the first, cuSPARSE
+ * ALG2, is the reference: name it too). */
+static int wanted(const char *name, int layout) {
+  const char *only = getenv("SPMM_PROBE_ONLY");
+  if (!only || !*only) return 1;
+  if (!layout) return 0;
+  char key[64];
+  snprintf(key, sizeof key, ",%s,", name);
+  char list[1024];
+  snprintf(list, sizeof list, ",%s,", only);
+  return strstr(list, key) != NULL;
+}
+
 static double *download(coal_bvec Y) {
   double *h = malloc(sizeof(double) * (size_t)(Y->n * Y->k + 1));
   if (h && coal_bvec_get_host(Y, h, COAL_COL_MAJOR, 0) != COAL_SUCCESS) {
@@ -91,6 +104,7 @@ typedef struct {
   int line;      /* row-split grid-line stride knob (0: the matrix's, 1: none, -1: the matrix's
                     lines, one plane at a time) */
   int lng;       /* row-split long-row threshold knob (0: default, 1: no long rows) */
+  int occ;       /* row-split large launch at 5 CTAs per SM (0: default, 1: never, 2: always) */
 } variant;
 
 /* cuSPARSE first in each layout: its result is the reference of the layout */
@@ -105,6 +119,8 @@ static const variant big_variants[] = {
     {.name = "merge", .layout = 1, .kern = COAL_SPMM_MERGE},
     {.name = "merge-u8", .layout = 1, .kern = COAL_SPMM_MERGE, .ub = 8},
     {.name = "rs-nolong", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .lng = 1},
+    {.name = "rs-occ1", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .occ = 1},
+    {.name = "rs-occ2", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .occ = 2},
     {.name = "rs-l32", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .lng = 32},
     {.name = "rs-l256", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .lng = 256},
     {.name = "rs-l1024", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .lng = 1024},
@@ -169,6 +185,7 @@ static void measure(const char *mname, coal_mat A, int64_t k, const variant *vs,
     arg_t a = {A, (coal_spmm_kernel)(va->cs ? 0 : va->kern), X[l], Y[l], NULL, 0, NULL, NULL};
     t[v] = INFINITY;
     if (va->maxk && k > va->maxk) continue;
+    if (!wanted(va->name, l)) continue;
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_VEC, va->vec);
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_ROWS, va->rows);
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_W, va->w);
@@ -176,6 +193,7 @@ static void measure(const char *mname, coal_mat A, int64_t k, const variant *vs,
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_MG_UB, va->ub);
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_S, va->sub);
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LONG, va->lng);
+    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_OCC, va->occ);
     /* line -1: the matrix's lines in one plane at a time */
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LINE, va->line < 0 ? 0 : va->line);
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_PLANE, va->line < 0 ? 1 : 0);
@@ -228,6 +246,7 @@ static void measure(const char *mname, coal_mat A, int64_t k, const variant *vs,
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LINE, 0);
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_PLANE, 0);
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LONG, 0);
+  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_OCC, 0);
 done:
   for (int l = 0; l < 2; l++) coal_bvec_destroy(&X[l]), coal_bvec_destroy(&Y[l]), free(ref[l]);
 }

@@ -80,7 +80,9 @@ enum {
                                   forced line stride only, any k), 0: the matrix's (k <= 64) */
   COAL_SPMM_TUNE_RS_LONG = 8,  /* row-split rows longer than this many entries get a CTA each
                                   (>= 2), 1: none (0: the default threshold) */
-  COAL_SPMM_TUNE_NKNOBS = 9
+  COAL_SPMM_TUNE_RS_OCC = 9,   /* row-split's large launch at 5 CTAs per SM: 1 never, 2 always
+                                  (0: over grid lines, rows of mean < 8, k <= 64) */
+  COAL_SPMM_TUNE_NKNOBS = 10
 };
 coal_status coal_spmm_cuda_tune(int what, int value);
 

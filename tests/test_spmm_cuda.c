@@ -372,21 +372,26 @@ static void check_heights(mat_pair *M, const char *name) {
 }
 
 /* Row-split with every number of sub-groups per row on small matrices (1, 2, 4, 8; clamped to
- * 32 lanes), and with 8 elements of X in flight instead of 16: k = 8 (also with padding), 16,
- * 32, 33. */
+ * 32 lanes), and with 8 elements of X in flight instead of 16 (the large launch), also at 5
+ * CTAs per SM (its other kernel): k = 8 (also with padding), 16, 32, 33. */
 static void check_subgroups(mat_pair *M, const char *name) {
   const int saved = only_kernel;
   if (only_kernel >= 0 && only_kernel != COAL_SPMM_ROWSPLIT) return;
   only_kernel = COAL_SPMM_ROWSPLIT;
-  for (int s = 0; s <= 4; s++) {
+  for (int s = 0; s <= 5; s++) {
     CHECK_OK(NULL, coal_spmm_cuda_tune(s < 4 ? COAL_SPMM_TUNE_RS_S : COAL_SPMM_TUNE_RS_UB,
                                        s < 4 ? 1 << s : 8));
+    if (s == 5) CHECK_OK(NULL, coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_OCC, 2));
     char nm[160];
-    snprintf(nm, sizeof nm, "%s (%s %d)", name, s < 4 ? "sub-groups" : "in flight",
+    snprintf(nm, sizeof nm, "%s (%s %d)", name,
+             s < 4   ? "sub-groups"
+             : s < 5 ? "in flight"
+                     : "in flight, 5 CTAs per SM,",
              s < 4 ? 1 << s : 8);
     compare_cases(M, nm, (1u << 6) | (1u << 7) | (1u << 8) | (1u << 9) | (1u << 12));
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_S, 0);
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_UB, 0);
+    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_OCC, 0);
   }
   only_kernel = saved;
 }

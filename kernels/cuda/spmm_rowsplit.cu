@@ -60,12 +60,18 @@ int coal_spmm_tune_knob[COAL_SPMM_TUNE_NKNOBS];
 
 namespace {
 
+#define RS_COLS_PARAMS                                                                             \
+  int32_t nrows, const int32_t *__restrict__ rowptr, const int32_t *__restrict__ col,              \
+      const T *__restrict__ val, const T *__restrict__ x, int64_t ldx, T *__restrict__ y,          \
+      int64_t ldy, bool yrow, bool yvec, int k, int rpg, int tiles, int32_t line, int segs,        \
+      int32_t plane, unsigned nlc, int32_t lmax, double alpha, double beta
+#define RS_COLS_ARGS                                                                               \
+  nrows, rowptr, col, val, x, ldx, y, ldy, yrow, yvec, k, rpg, tiles, line, segs, plane, nlc,      \
+      lmax, alpha, beta
+
+/* The body of the column-lane kernel; two kernels below wrap it with different occupancy. */
 template <typename T, int W, int V, int NT, bool XROW, int UB, int S>
-__global__ __launch_bounds__(COAL_CUDA_CTA) void rs_cols_kernel(
-    int32_t nrows, const int32_t *__restrict__ rowptr, const int32_t *__restrict__ col,
-    const T *__restrict__ val, const T *__restrict__ x, int64_t ldx, T *__restrict__ y, int64_t ldy,
-    bool yrow, bool yvec, int k, int rpg, int tiles, int32_t line, int segs, int32_t plane,
-    unsigned nlc, int32_t lmax, double alpha, double beta) {
+__device__ __forceinline__ void rs_cols(RS_COLS_PARAMS) {
   constexpr int TW = W * V;             /* columns per tile */
   constexpr int GW = W * S;             /* lanes per row: S sub-groups of W lanes */
   constexpr int G = COAL_CUDA_CTA / GW; /* groups (rows in flight) per CTA */
@@ -133,6 +139,28 @@ __global__ __launch_bounds__(COAL_CUDA_CTA) void rs_cols_kernel(
   }
 }
 
+template <typename T, int W, int V, int NT, bool XROW, int UB, int S>
+__global__ __launch_bounds__(COAL_CUDA_CTA) void rs_cols_kernel(RS_COLS_PARAMS) {
+  rs_cols<T, W, V, NT, XROW, UB, S>(RS_COLS_ARGS);
+}
+
+/* The same with at least kOccCtas CTAs per SM (48 registers a thread, 52 bytes spilled): the
+ * launch over tiles of grid lines for short rows up to k = 64. H200, 2026-11-26, 7-point 128^3
+ * at k = 32 536.8-537.2 us against 566-567 with the compiler's choice (64 registers, 4 CTAs
+ * per SM), k = 64 1014.9-1016.1 against 1051-1054; not at k = 128 (2117.6 against 2056.5) nor
+ * k = 8 without lines (232.8 against 217.8); the 27-point lost with it (556.9-557.4 against
+ * 524-531 at k = 32, 986-990 against 926-935 at k = 64), and 6 CTAs lost on both
+ * (bench/spmm_notes.md). */
+constexpr int kOccCtas = 5;
+constexpr double kOccMean = 8.0;
+constexpr int kOccMaxK = 64; /* measured at k = 32 and 64 */
+template <typename T, int W, int V, int NT, bool XROW, int UB, int S>
+__global__ __launch_bounds__(COAL_CUDA_CTA, kOccCtas) void rs_cols_occ_kernel(RS_COLS_PARAMS) {
+  rs_cols<T, W, V, NT, XROW, UB, S>(RS_COLS_ARGS);
+}
+#undef RS_COLS_PARAMS
+#undef RS_COLS_ARGS
+
 constexpr int kEntryMaxK = 4;  /* entry lanes are used for k <= kEntryMaxK */
 constexpr int kLineMinK = 32;  /* tiles of grid lines from this k */
 constexpr int kPlaneMaxK = 64; /* two planes at once up to this k (measured at 32 and 64) */
@@ -198,6 +226,7 @@ struct rs_args {
   unsigned nlc;  /* tiles of lines per plane (with planes) */
   unsigned ny;   /* CTAs over column passes */
   int32_t lmax;  /* rows longer than this get beta*y only (their products: spmm_long.cu) */
+  bool occ;      /* the large launch with kOccCtas CTAs per SM (short rows) */
   int sub;       /* sub-groups per row on small matrices (0: one) */
   double alpha, beta;
 };
@@ -211,13 +240,15 @@ static inline unsigned rs_column_spread(int64_t target, unsigned grid, int64_t n
   return (unsigned)(ny < 1 ? 1 : ny < 65535 ? ny : 65535);
 }
 
-template <typename T, int W, int V, int NT, bool XROW, int UB, int S>
+/* OCC: rs_cols_occ_kernel when b.occ (the large launch only: it alone instantiates both) */
+template <typename T, int W, int V, int NT, bool XROW, int UB, int S, bool OCC = false>
 void launch_kernel(coal_ctx ctx, const rs_args &b, unsigned grid) {
-  rs_cols_kernel<T, W, V, NT, XROW, UB, S>
-      <<<dim3(grid, b.ny), COAL_CUDA_CTA, 0, coal_stream(ctx)>>>(
-          b.nrows, b.rowptr, b.col, (const T *)b.val, (const T *)b.x, b.ldx, (T *)b.y, b.ldy,
-          b.yrow, b.yvec, b.k, b.rpg, b.tiles, b.line, b.segs, b.plane, b.nlc, b.lmax, b.alpha,
-          b.beta);
+  auto kern = rs_cols_kernel<T, W, V, NT, XROW, UB, S>;
+  if constexpr (OCC)
+    if (b.occ) kern = rs_cols_occ_kernel<T, W, V, NT, XROW, UB, S>;
+  kern<<<dim3(grid, b.ny), COAL_CUDA_CTA, 0, coal_stream(ctx)>>>(
+      b.nrows, b.rowptr, b.col, (const T *)b.val, (const T *)b.x, b.ldx, (T *)b.y, b.ldy, b.yrow,
+      b.yvec, b.k, b.rpg, b.tiles, b.line, b.segs, b.plane, b.nlc, b.lmax, b.alpha, b.beta);
 }
 
 /* Small matrices (fewer CTAs than the GPU holds at once): latency-bound, so a row's dependent
@@ -255,6 +286,8 @@ coal_status launch_cols(coal_ctx ctx, const rs_args &a) {
   const bool planes = lines && a.plane >= 2 * (int64_t)a.line;
   const int gs = planes ? G / 2 : G;
   b.line = lines ? a.line : 0, b.segs = lines ? (a.line + gs - 1) / gs : 1;
+  /* more CTAs per SM: tiles of lines only (rows in order at k = 8 lost with it) */
+  b.occ = a.occ && (lines || coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_OCC] == 2);
   b.plane = planes ? a.plane : 0;
   b.nlc = planes ? coal_cuda_grid(((int64_t)a.plane + a.line - 1) / a.line, b.rpg) : 1;
   const unsigned grid =
@@ -268,7 +301,7 @@ coal_status launch_cols(coal_ctx ctx, const rs_args &a) {
     b.tiles = NT, b.ny = 1;
     if ((int64_t)grid < target && ntiles > 1)
       b.tiles = 1, b.ny = rs_column_spread(target, grid, ntiles);
-    launch_kernel<T, W, V, NT, XROW, 8, 1>(ctx, b, grid);
+    launch_kernel<T, W, V, NT, XROW, 8, 1, true>(ctx, b, grid);
   }
   COAL_CUDA_LAUNCH_CHECK(ctx);
   return COAL_SUCCESS;
@@ -344,6 +377,13 @@ coal_status rowsplit(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bve
   a.rpg = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_ROWS]; /* 0: chosen at launch */
   a.sub = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_S];    /* 0: chosen below */
   a.line = 0, a.segs = 1, a.plane = 0, a.nlc = 1, a.lmax = INT32_MAX;
+  /* short rows (mean < kOccMean) up to k = kOccMaxK: the large launch over tiles of grid lines
+   * at kOccCtas CTAs per SM (launch_cols; RS_OCC knob: 1 never, 2 any large launch) */
+  {
+    const int ok = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_OCC];
+    const double mean = A->nrows ? (double)A->nnz / (double)A->nrows : 0.0;
+    a.occ = ok == 2 || (ok != 1 && mean < kOccMean && a.k <= kOccMaxK);
+  }
   /* rows longer than the threshold: beta*y in the row-split kernel, then a CTA per segment
    * (spmm_long.cu) */
   int32_t mx = 0;
