@@ -9,6 +9,9 @@
  *   spmm_probe shared DIR [K...]  every *.mtx.gz of DIR at k in K (default 1 4 8 16 32 64
  *                              128)
  *
+ * Environment: SPMM_PROBE_PIPE=R times R products back to back per repetition (per product);
+ * SPMM_PROBE_ONLY=a,b,... runs only the row-major variants of those names.
+ *
  * Output: a table on stdout, one CSV line per measurement in $OUT/spmm_probe.csv (or ./).
  * Byte floor: nnz*(8+4) + 4*(n+1) + k*(n+m)*8; % copy is floor / time over the measured
  * device-to-device copy bandwidth. */
