@@ -97,7 +97,7 @@ void launch_w(coal_ctx ctx, const struct coal_mat_cuda *d, double alpha, coal_bv
 
 /* The segments of the rows longer than thr on the device, once per threshold: nlong CTAs,
  * long_rows[c] the row of CTA c and long_rows[nlong + c] its segment. */
-coal_status long_rows(coal_mat A, struct coal_mat_cuda *d, int32_t thr) {
+coal_status build_segments(coal_mat A, struct coal_mat_cuda *d, int32_t thr) {
   if (d->long_thr == thr) return COAL_SUCCESS;
   coal_ctx ctx = A->ctx;
   coal_cuda_free(d->long_rows);
@@ -108,18 +108,8 @@ coal_status long_rows(coal_mat A, struct coal_mat_cuda *d, int32_t thr) {
   if (n > 0) {
     const size_t bytes = sizeof(int32_t) * 2 * (size_t)n;
     st = coal_cuda_malloc(ctx, bytes, (void **)&d->long_rows);
-    if (st == COAL_SUCCESS) {
-      cudaStream_t s = coal_stream(ctx);
-      cudaError_t e = cudaMemcpyAsync(d->long_rows, h, bytes, cudaMemcpyHostToDevice, s);
-      cudaError_t es = cudaStreamSynchronize(s); /* h is freed below */
-      if (e == cudaSuccess) e = es;
-      if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        coal_cuda_free(d->long_rows);
-        d->long_rows = NULL;
-        st = COAL_ERROR(ctx, COAL_ERR_CUDA, "upload of the long rows: %s", cudaGetErrorString(e));
-      }
-    }
+    if (st == COAL_SUCCESS) st = coal_ops(ctx)->upload(ctx, d->long_rows, h, bytes); /* synced */
+    if (st != COAL_SUCCESS) coal_cuda_free(d->long_rows), d->long_rows = NULL;
   }
   coal_free(h);
   if (st == COAL_SUCCESS) d->nlong = d->long_rows ? n : 0, d->long_thr = thr;
@@ -152,7 +142,7 @@ coal_status run(coal_mat A, struct coal_mat_cuda *d, int v, double alpha, coal_b
 
 coal_status coal_spmm_long_rows_cuda(coal_mat A, struct coal_mat_cuda *d, int32_t thr, int v,
                                      double alpha, coal_bvec X, coal_bvec Y) {
-  COAL_CALL(long_rows(A, d, thr));
+  COAL_CALL(build_segments(A, d, thr));
   if (d->nlong == 0 || alpha == 0.0) return COAL_SUCCESS;
   return A->dtype == COAL_F64 ? run<double>(A, d, v, alpha, X, Y)
                               : run<float>(A, d, v, alpha, X, Y);

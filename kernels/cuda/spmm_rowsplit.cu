@@ -226,7 +226,7 @@ struct rs_args {
   unsigned nlc;  /* tiles of lines per plane (with planes) */
   unsigned ny;   /* CTAs over column passes */
   int32_t lmax;  /* rows longer than this get beta*y only (their products: spmm_long.cu) */
-  bool occ;      /* the large launch with kOccCtas CTAs per SM (short rows) */
+  bool occ;      /* short rows: the launch over grid lines at kOccCtas CTAs per SM */
   int sub;       /* sub-groups per row on small matrices (0: one) */
   double alpha, beta;
 };
@@ -286,8 +286,10 @@ coal_status launch_cols(coal_ctx ctx, const rs_args &a) {
   const bool planes = lines && a.plane >= 2 * (int64_t)a.line;
   const int gs = planes ? G / 2 : G;
   b.line = lines ? a.line : 0, b.segs = lines ? (a.line + gs - 1) / gs : 1;
-  /* more CTAs per SM: tiles of lines only (rows in order at k = 8 lost with it) */
-  b.occ = a.occ && (lines || coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_OCC] == 2);
+  /* more CTAs per SM: tiles of lines only (rows in order at k = 8 lost with it); RS_OCC knob:
+   * 1 never, 2 any large launch */
+  const int ok = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_OCC];
+  b.occ = ok == 2 || (ok != 1 && a.occ && lines);
   b.plane = planes ? a.plane : 0;
   b.nlc = planes ? coal_cuda_grid(((int64_t)a.plane + a.line - 1) / a.line, b.rpg) : 1;
   const unsigned grid =
@@ -352,8 +354,7 @@ coal_status launch_entries_w(coal_ctx ctx, const rs_args &a, int w) {
  * rows of 33-95) lost with a CTA for every row over 32. Returns INT32_MAX for none. */
 constexpr int32_t kLongMin = 64, kLongDenseThr = 32;
 constexpr double kLongMean = 8.0, kLongDenseMean = 32.0;
-static int32_t long_threshold(coal_mat A, int32_t mx, int64_t sms) {
-  const double mean = A->nrows ? (double)A->nnz / (double)A->nrows : 0.0;
+static int32_t long_threshold(coal_mat A, double mean, int32_t mx, int64_t sms) {
   if ((int64_t)A->nrows <= 8 * sms && mean >= kLongDenseMean && mx > kLongDenseThr)
     return kLongDenseThr;
   const double t = kLongMean * mean > (double)kLongMin ? kLongMean * mean : (double)kLongMin;
@@ -377,13 +378,10 @@ coal_status rowsplit(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bve
   a.rpg = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_ROWS]; /* 0: chosen at launch */
   a.sub = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_S];    /* 0: chosen below */
   a.line = 0, a.segs = 1, a.plane = 0, a.nlc = 1, a.lmax = INT32_MAX;
+  const double mean = A->nrows ? (double)A->nnz / (double)A->nrows : 0.0;
   /* short rows (mean < kOccMean) up to k = kOccMaxK: the large launch over tiles of grid lines
-   * at kOccCtas CTAs per SM (launch_cols; RS_OCC knob: 1 never, 2 any large launch) */
-  {
-    const int ok = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_OCC];
-    const double mean = A->nrows ? (double)A->nnz / (double)A->nrows : 0.0;
-    a.occ = ok == 2 || (ok != 1 && mean < kOccMean && a.k <= kOccMaxK);
-  }
+   * at kOccCtas CTAs per SM (launch_cols) */
+  a.occ = mean < kOccMean && a.k <= kOccMaxK;
   /* rows longer than the threshold: beta*y in the row-split kernel, then a CTA per segment
    * (spmm_long.cu) */
   int32_t mx = 0;
@@ -391,10 +389,9 @@ coal_status rowsplit(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bve
   const int lg = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_LONG];
   const int32_t thr = lg >= 2   ? lg
                       : lg == 1 ? INT32_MAX
-                                : long_threshold(A, mx, ctx->cuda->sm_count);
+                                : long_threshold(A, mean, mx, ctx->cuda->sm_count);
   if (mx > thr) a.lmax = thr, mx = thr;
   if (a.k <= kEntryMaxK) {
-    const double mean = A->nrows ? (double)A->nnz / (double)A->nrows : 0.0;
     /* lanes 0..k-1 of a group store the k sums: W >= k */
     const int w = pow2_clamp((int64_t)ceil(mean), a.k > 2 ? 4 : 2, 32);
     coal_status st =
