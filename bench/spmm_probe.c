@@ -10,7 +10,9 @@
  *                              128)
  *
  * Environment: SPMM_PROBE_PIPE=R times R products back to back per repetition (per product);
- * SPMM_PROBE_ONLY=a,b,... runs only the row-major variants of those names.
+ * SPMM_PROBE_ONLY=a,b,... runs only the row-major variants of those names; SPMM_PROBE_REPS=N
+ * timed repetitions per shared cell (default 20; the median of 6-15 us cells moves by 10-20%
+ * between sweeps at 20).
  *
  * Output: a table on stdout, one CSV line per measurement in $OUT/spmm_probe.csv (or ./).
  * Byte floor: nnz*(8+4) + 4*(n+1) + k*(n+m)*8; % copy is floor / time over the measured
@@ -50,6 +52,7 @@ static coal_status run_spmv(void *p) {
 /* SPMM_PROBE_PIPE=R: each timed repetition runs R products back to back (launches queued
  * while the GPU works), reported per product: the GPU's time without the idle gap of a launch. */
 static int pipe_n = 1;
+static int shared_reps = 20;
 static coal_bench_fn pipe_fn;
 static coal_status run_pipe(void *p) {
   for (int i = 0; i < pipe_n; i++) COAL_CALL(pipe_fn(p));
@@ -108,6 +111,10 @@ typedef struct {
                     lines, one plane at a time) */
   int lng;       /* row-split long-row threshold knob (0: default, 1: no long rows) */
   int occ;       /* row-split large launch at 5 CTAs per SM (0: default, 1: never, 2: always) */
+  int fuse;      /* row-split long rows in the small launch (0: default, 1: never) */
+  int waves;     /* row-split sub-groups limited by waves of CTAs (0: default, 1: never) */
+  int r64;       /* row-split large launch with 64-bit row numbers (0: default, 1: always,
+                    2: never) */
 } variant;
 
 /* cuSPARSE first in each layout: its result is the reference of the layout */
@@ -127,6 +134,11 @@ static const variant big_variants[] = {
     {.name = "rs-l32", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .lng = 32},
     {.name = "rs-l256", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .lng = 256},
     {.name = "rs-l1024", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .lng = 1024},
+    {.name = "rs-r64", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .r64 = 1},
+    {.name = "rs-r32", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .r64 = 2},
+    {.name = "rs-g2", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .rows = 2},
+    {.name = "rs-g6", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .rows = 6},
+    {.name = "rs-g8", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .rows = 8},
     {.name = "swift", .layout = 1, .kern = COAL_SPMM_SWIFT, .maxk = 8},
     {.name = "auto", .layout = 1, .kern = COAL_SPMM_AUTO},
     {.name = "cusparse-alg1", .layout = 0, .kern = 1, .cs = 1},
@@ -159,6 +171,14 @@ static const variant shared_variants[] = {
     {.name = "rs-nolong", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .lng = 1},
     {.name = "rs-l32", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .lng = 32},
     {.name = "rs-l128", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .lng = 128},
+    {.name = "rs-l16", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .lng = 16},
+    {.name = "rs-l24", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .lng = 24},
+    {.name = "rs-l48", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .lng = 48},
+    {.name = "rs-l64", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .lng = 64},
+    {.name = "rs-nofuse", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .fuse = 1},
+    {.name = "rs-nowave", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .waves = 1},
+    {.name = "rs-old", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .fuse = 1, .waves = 1},
+    {.name = "rs-r64", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .r64 = 1},
     {.name = "rs-l256", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .lng = 256},
 };
 enum { SH_RS = 3, SH_MG = 4, SH_SW = 5, SH_AUTO_ROW = 6, SH_AUTO_COL = 8 };
@@ -197,6 +217,9 @@ static void measure(const char *mname, coal_mat A, int64_t k, const variant *vs,
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_S, va->sub);
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LONG, va->lng);
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_OCC, va->occ);
+    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_FUSE, va->fuse);
+    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_WAVES, va->waves);
+    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_ROW64, va->r64);
     /* line -1: the matrix's lines in one plane at a time */
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LINE, va->line < 0 ? 0 : va->line);
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_PLANE, va->line < 0 ? 1 : 0);
@@ -250,6 +273,9 @@ static void measure(const char *mname, coal_mat A, int64_t k, const variant *vs,
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_PLANE, 0);
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LONG, 0);
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_OCC, 0);
+  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_FUSE, 0);
+  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_WAVES, 0);
+  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_ROW64, 0);
 done:
   for (int l = 0; l < 2; l++) coal_bvec_destroy(&X[l]), coal_bvec_destroy(&Y[l]), free(ref[l]);
 }
@@ -354,7 +380,7 @@ static void shared(const char *dir, int nk, const int64_t *ks) {
     double colmin = INFINITY;
     for (int q = 0; q < nk; q++) {
       double t[NSHARED];
-      measure(names[i], A, ks[q], shared_variants, NSHARED, 20, t);
+      measure(names[i], A, ks[q], shared_variants, NSHARED, shared_reps, t);
       const double bc = best_cusparse(shared_variants, NSHARED, t, -1);
       const double ar = bc / t[SH_AUTO_ROW], ac = bc / t[SH_AUTO_COL];
       printf(" %6.2f", ar);
@@ -387,6 +413,8 @@ int main(int argc, char **argv) {
   }
   if (getenv("SPMM_PROBE_PIPE") && atoi(getenv("SPMM_PROBE_PIPE")) > 1)
     pipe_n = atoi(getenv("SPMM_PROBE_PIPE"));
+  if (getenv("SPMM_PROBE_REPS") && atoi(getenv("SPMM_PROBE_REPS")) > 0)
+    shared_reps = atoi(getenv("SPMM_PROBE_REPS"));
   if (coal_ctx_create(COAL_BACKEND_CUDA, &ctx) != COAL_SUCCESS) {
     printf("no CUDA context\n");
     return 77;

@@ -73,16 +73,22 @@ enum {
   COAL_SPMM_TUNE_RS_S = 4,  /* sub-groups sharing a row on small matrices, 1..8 (0: chosen) */
   COAL_SPMM_TUNE_MG_UB = 5, /* merge-based elements of X in flight per lane, 8 or 16 (0: 16
                                for k <= 32, else 8) */
-  COAL_SPMM_TUNE_RS_LINE = 6,  /* row-split grid-line stride: 1 none, >= 2 this one at any k,
-                                  also on small matrices (0: the matrix's, on large matrices at
-                                  k >= 32, coal_mat_line_stride_compute) */
-  COAL_SPMM_TUNE_RS_PLANE = 7, /* row-split grid-plane stride: 1 none, >= 2 this one (with a
-                                  forced line stride only, any k), 0: the matrix's (k <= 64) */
-  COAL_SPMM_TUNE_RS_LONG = 8,  /* row-split rows longer than this many entries get a CTA each
-                                  (>= 2), 1: none (0: the default threshold) */
-  COAL_SPMM_TUNE_RS_OCC = 9,   /* row-split's large launch at 5 CTAs per SM: 1 never, 2 always
-                                  (0: over grid lines, rows of mean < 8, k <= 64) */
-  COAL_SPMM_TUNE_NKNOBS = 10
+  COAL_SPMM_TUNE_RS_LINE = 6,   /* row-split grid-line stride: 1 none, >= 2 this one at any k,
+                                   also on small matrices (0: the matrix's, on large matrices at
+                                   k >= 32, coal_mat_line_stride_compute) */
+  COAL_SPMM_TUNE_RS_PLANE = 7,  /* row-split grid-plane stride: 1 none, >= 2 this one (with a
+                                   forced line stride only, any k), 0: the matrix's (k <= 64) */
+  COAL_SPMM_TUNE_RS_LONG = 8,   /* row-split rows longer than this many entries get a CTA each
+                                   (>= 2), 1: none (0: the default threshold) */
+  COAL_SPMM_TUNE_RS_OCC = 9,    /* row-split's large launch at 5 CTAs per SM: 1 never, 2 always
+                                   (0: over grid lines, rows of mean < 8, k <= 64) */
+  COAL_SPMM_TUNE_RS_FUSE = 10,  /* row-split long rows in the small launch's own CTAs: 1 never
+                                   (a second launch), 0: when every long row is one segment */
+  COAL_SPMM_TUNE_RS_WAVES = 11, /* small launches: 1 sub-groups from the longest row only, 0:
+                                   fewer where they would need more waves of CTAs */
+  COAL_SPMM_TUNE_RS_ROW64 = 12, /* row-split's large launch (not at 5 CTAs per SM) with 64-bit
+                                   row numbers: 1 always, 2 never, 0: except at W = 8 */
+  COAL_SPMM_TUNE_NKNOBS = 13
 };
 coal_status coal_spmm_cuda_tune(int what, int value);
 

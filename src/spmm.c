@@ -42,9 +42,11 @@ coal_status coal_spmm_kernel_parse(const char *name, coal_spmm_kernel *k) {
  *    row-major X rows are addressed with 32-bit offsets, 2026-11-26; before that change
  *    merge-based took 580-582 us and row-split with lines 581-624, and kept k = 32).
  *  - otherwise row-split (27-point 100^3: 714 us at k = 32 against 792 us merge-based).
- * Fitted to the shared set on an H200; with it and row-split's long rows (2026-11-26) 4-5 of
- * the 364 (matrix, k) cells are below 0.9x the best cuSPARSE, the worst 0.84x apart from noisy
- * medians (11, worst 0.59x, before; 31 on 2026-11-22 at commit 7af2b6a; bench/RESULTS.md). */
+ * Fitted to the shared set on an H200; with it, row-split's long rows and the small-launch
+ * rules of 2026-11-26 (long rows in the launch's own CTAs, sub-groups by waves) no cell of the
+ * 364 (matrix, k) was below 0.9x the best cuSPARSE with the same kernel outside auto, but the
+ * median of 6-15 us cells moves by 10-40% between sweeps, and 0-7 auto cells fall below in a
+ * sweep (11, worst 0.59x, at 35f5299; 31 on 2026-11-22 at commit 7af2b6a; bench/RESULTS.md). */
 #define SPMM_HUB(mean, mx) ((double)(mx) > 32.0 * (mean) + 256.0)
 #define SPMM_HUB_MERGE_NNZ (1 << 20)
 #define SPMM_SHORT_MIN_K   32

@@ -398,19 +398,23 @@ static void check_subgroups(mat_pair *M, const char *name) {
 
 /* Row-split with the rows longer than a threshold in a CTA each (spmm_long.cu) and the rest in
  * the row-split kernel: thresholds 2 (nearly every row long), 5 and 40, and none (knob 1); every
- * case (k <= 4 runs the entry-lane kernel, which keeps every row). */
+ * case (k <= 4 runs the entry-lane kernel, which keeps every row). Small launches take rows of
+ * one segment in CTAs of their own launch (the store there must honour beta, including
+ * beta == 0 on a poisoned Y); thresholds 2 and 5 again with that off (a second launch). */
 static void check_long(mat_pair *M, const char *name) {
   const int saved = only_kernel;
   if (only_kernel >= 0 && only_kernel != COAL_SPMM_ROWSPLIT) return;
   only_kernel = COAL_SPMM_ROWSPLIT;
-  static const int thr[] = {2, 5, 40, 1};
-  for (int i = 0; i < 4; i++) {
+  static const int thr[] = {2, 5, 40, 1, 2, 5};
+  for (int i = 0; i < 6; i++) {
     CHECK_OK(NULL, coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LONG, thr[i]));
+    CHECK_OK(NULL, coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_FUSE, i >= 4));
     char nm[160];
-    snprintf(nm, sizeof nm, "%s (long rows > %d)", name, thr[i]);
+    snprintf(nm, sizeof nm, "%s (long rows > %d%s)", name, thr[i], i >= 4 ? ", second launch" : "");
     compare_cases(M, nm, (1u << NCASES) - 1u);
   }
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LONG, 0);
+  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_FUSE, 0);
   only_kernel = saved;
 }
 
@@ -429,6 +433,8 @@ static void check_lines(mat_pair *M, const char *name) {
     if (strides[i] < 2) continue;
     CHECK_OK(NULL, coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LINE, strides[i]));
     CHECK_OK(NULL, coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_ROWS, i % 3 == 1 ? 3 : 0));
+    /* row numbers in 64 and in 32 bits, alternately (the default picks by the group width) */
+    CHECK_OK(NULL, coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_ROW64, 1 + (int)(i % 2)));
     const int64_t s = strides[i];
     const int64_t planes[] = {0, 2 * s, 5 * s + 3, (int64_t)n / 2 + 1, (int64_t)n + 7};
     for (size_t j = 0; j < sizeof planes / sizeof planes[0]; j++) {
@@ -446,6 +452,7 @@ static void check_lines(mat_pair *M, const char *name) {
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_PLANE, 0);
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LINE, 0);
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_ROWS, 0);
+  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_ROW64, 0);
   only_kernel = saved;
 }
 

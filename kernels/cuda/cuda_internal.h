@@ -212,6 +212,9 @@ coal_status coal_cuda_merge_workspace(coal_mat A, struct coal_mat_cuda *d);
  * kernel's v); after the row-split kernel has stored beta*Y on those rows. */
 coal_status coal_spmm_long_rows_cuda(coal_mat A, struct coal_mat_cuda *d, int32_t thr, int v,
                                      double alpha, coal_bvec X, coal_bvec Y);
+/* The segment list of the rows longer than thr (d->long_rows, d->nlong), built once per
+ * threshold; coal_spmm_long_rows_cuda builds it itself. */
+coal_status coal_spmm_long_rows_build(coal_mat A, struct coal_mat_cuda *d, int32_t thr);
 /* Releases the device Swift format and zeroes it (kernels/cuda/spmm_swift.cu). */
 void coal_cuda_swift_dev_free(struct coal_swift_dev *s);
 

@@ -18,9 +18,10 @@
  * 16/V entries, not 8/V), and on row-major blocks with vector loads S sub-groups of W lanes
  * share a row (sub-group s takes entries s, s+S, ...; their sums are added with shuffles before
  * the store, so the summation order differs from the twin's), S = the largest power of two <= 8
- * with S*U <= the longest row; when S*W > 32 and the launch holds fewer CTAs than SMs, W
- * shrinks to 32/S (>= 4) and the column tiles spread over gridDim.y. One tile per pass; column
- * passes over gridDim.y fill the GPU.
+ * with S*U <= the longest row, halved while that needs more waves of resident CTAs than half
+ * as many (two waves allowed where a long tail of rows sets the time); when S*W > 32 and the
+ * launch holds fewer CTAs than SMs, W shrinks to 32/S (>= 4) and the column tiles spread over
+ * gridDim.y. One tile per pass; column passes over gridDim.y fill the GPU.
  *
  * Tiles of grid lines (large matrices in a structured-grid order, row-major X with vector
  * loads, k >= 32): rows r and r + s, s the grid-line stride of the ordering (the least column
@@ -36,7 +37,12 @@
  * Long rows: a row-split group walks its row alone, so one long row would set the time
  * of the whole product. Rows longer than a threshold (long_threshold) are empty rows here (y =
  * beta*y is stored) and a second launch adds their products, a CTA per segment of such a row
- * (spmm_long.cu).
+ * (spmm_long.cu). A small launch whose long rows are one segment each (at most kLongSeg
+ * entries) takes them in CTAs of its own instead, one per row after the row CTAs, which store
+ * the whole y = alpha*A(r,:)*X + beta*y of the row (fused_threshold: more rows pay off there).
+ *
+ * Row numbers are formed in 32-bit unsigned arithmetic where that measured faster (R32; the
+ * launcher keeps every value below 2^32) and in 64 bits elsewhere (launch_kernel).
  *
  * Entry lanes (k <= 4): a group of W lanes (W = smallest power of two >= the mean row length,
  * 2..32) shares a row's entries (lane l takes entries l, l+W, ...), each lane reads the k
@@ -52,7 +58,9 @@
  * per lane (correct, slower); Y may have either layout.
  */
 #include "../bench.h"
-#include "spmm_util.cuh"
+#include "spmm_long.cuh"
+
+#include <type_traits>
 
 using namespace coal_spmm_dev;
 
@@ -64,13 +72,14 @@ namespace {
   int32_t nrows, const int32_t *__restrict__ rowptr, const int32_t *__restrict__ col,              \
       const T *__restrict__ val, const T *__restrict__ x, int64_t ldx, T *__restrict__ y,          \
       int64_t ldy, bool yrow, bool yvec, int k, int rpg, int tiles, int32_t line, int segs,        \
-      int32_t plane, unsigned nlc, int32_t lmax, double alpha, double beta
+      int32_t plane, unsigned nlc, int32_t lmax, const int32_t *__restrict__ lrows,                \
+      int32_t nfused, double alpha, double beta
 #define RS_COLS_ARGS                                                                               \
   nrows, rowptr, col, val, x, ldx, y, ldy, yrow, yvec, k, rpg, tiles, line, segs, plane, nlc,      \
-      lmax, alpha, beta
+      lmax, lrows, nfused, alpha, beta
 
 /* The body of the column-lane kernel; two kernels below wrap it with different occupancy. */
-template <typename T, int W, int V, int NT, bool XROW, int UB, int S>
+template <typename T, int W, int V, int NT, bool XROW, int UB, int S, bool R32>
 __device__ __forceinline__ void rs_cols(RS_COLS_PARAMS) {
   constexpr int TW = W * V;             /* columns per tile */
   constexpr int GW = W * S;             /* lanes per row: S sub-groups of W lanes */
@@ -81,31 +90,38 @@ __device__ __forceinline__ void rs_cols(RS_COLS_PARAMS) {
    * G consecutive rows of one segment of `line` rows, rpg lines in a row (a tile), or
    * (plane > 0 too) G/2 such rows in each of two planes: rows q + i*line (q < plane) of
    * planes 2P and 2P + 1, nlc tiles per plane */
-  int64_t first = (int64_t)blockIdx.x * G * rpg + g, step = G, q = 0, qend = 1;
+  /* R32: row numbers in 32-bit unsigned arithmetic (the launcher keeps every value formed
+   * below 2^32), else in 64 bits */
+  typedef typename std::conditional<R32, uint32_t, int64_t>::type rowt;
+  rowt first = (rowt)blockIdx.x * (rowt)(G * rpg) + (rowt)g, step = G, q = 0, qend = 1;
   bool lane_on = true;
   if (line > 0) {
     const int gs = plane > 0 ? G / 2 : G, gg = g % gs;
-    const int off = (int)(blockIdx.x % (unsigned)segs) * gs + gg;
+    const rowt off = (rowt)(blockIdx.x % (unsigned)segs) * (rowt)gs + (rowt)gg;
     const unsigned tile = blockIdx.x / (unsigned)segs;
-    lane_on = off < line, step = line;
+    lane_on = off < (rowt)line, step = (rowt)line;
     if (plane > 0) {
-      q = (int64_t)(tile % nlc) * rpg * line + off, qend = plane;
-      first = (int64_t)(tile / nlc) * 2 * plane + (int64_t)(g / gs) * plane + q;
+      q = (rowt)(tile % nlc) * (rowt)rpg * (rowt)line + off, qend = (rowt)plane;
+      first = (rowt)(tile / nlc) * 2 * (rowt)plane + (rowt)(g / gs) * (rowt)plane + q;
     } else {
-      first = (int64_t)tile * rpg * line + off;
+      first = (rowt)tile * (rowt)rpg * (rowt)line + off;
     }
   }
   for (int i = 0; i < rpg; i++) {
-    const int64_t row = first + (int64_t)i * step;
+    const rowt row = first + (rowt)i * step;
     /* q: the row's offset in its plane (0 < 1 without planes) */
-    const bool valid = lane_on && row < nrows && q + (plane > 0 ? (int64_t)i * line : 0) < qend;
+    const bool valid =
+        lane_on && row < (rowt)nrows && q + (plane > 0 ? (rowt)i * (rowt)line : (rowt)0) < qend;
     /* uniform: a lane's later rows are larger (and lanes off the line stay off) */
     if (!__any_sync(COAL_FULL_MASK, valid)) break;
     int32_t p0 = 0, len = 0;
+    bool store = valid;
     if (valid) {
       p0 = __ldg(rowptr + row);
       len = __ldg(rowptr + row + 1) - p0;
-      if (len > lmax) len = 0; /* a long row: beta*y here, the products in spmm_long.cu */
+      /* a long row: beta*y here and the products in spmm_long.cu, or (nfused) nothing here
+       * and all of it in the launch's own long-row CTAs */
+      if (len > lmax) len = 0, store = nfused == 0;
     }
     const int maxlen = (int)__reduce_max_sync(COAL_FULL_MASK, (unsigned)len);
     /* passes of `tiles` (<= NT) tiles; blockIdx.y picks every gridDim.y-th pass (uniform) */
@@ -127,7 +143,7 @@ __device__ __forceinline__ void rs_cols(RS_COLS_PARAMS) {
 #pragma unroll
           for (int v = 0; v < V; v++)
             acc[t][v] += __shfl_xor_sync(COAL_FULL_MASK, acc[t][v], off, GW);
-      if (valid && sub == 0) {
+      if (store && sub == 0) {
 #pragma unroll
         for (int t = 0; t < NT; t++) {
           const int j = j0 + t * TW + lane * V;
@@ -139,9 +155,20 @@ __device__ __forceinline__ void rs_cols(RS_COLS_PARAMS) {
   }
 }
 
-template <typename T, int W, int V, int NT, bool XROW, int UB, int S>
+/* Small launches (UB 16) may carry nfused long rows of one segment each: the last nfused CTAs
+ * of the grid take one such row each (rows lrows[0 .. nfused-1]) and store its whole product,
+ * rather than a second launch adding it after this one. */
+template <typename T, int W, int V, int NT, bool XROW, int UB, int S, bool R32 = true>
 __global__ __launch_bounds__(COAL_CUDA_CTA) void rs_cols_kernel(RS_COLS_PARAMS) {
-  rs_cols<T, W, V, NT, XROW, UB, S>(RS_COLS_ARGS);
+  if constexpr (UB == 16) {
+    const unsigned mgrid = gridDim.x - (unsigned)nfused; /* uniform over the CTA */
+    if (blockIdx.x >= mgrid) {
+      rs_long_segment<T, W, V, XROW>(__ldg(lrows + (blockIdx.x - mgrid)), 0, kLongStore, rowptr,
+                                     col, val, x, ldx, y, ldy, yrow, k, alpha, beta);
+      return;
+    }
+  }
+  rs_cols<T, W, V, NT, XROW, UB, S, R32>(RS_COLS_ARGS);
 }
 
 /* The same with at least kOccCtas CTAs per SM (48 registers a thread, 52 bytes spilled): the
@@ -156,7 +183,7 @@ constexpr double kOccMean = 8.0;
 constexpr int kOccMaxK = 64; /* measured at k = 32 and 64 */
 template <typename T, int W, int V, int NT, bool XROW, int UB, int S>
 __global__ __launch_bounds__(COAL_CUDA_CTA, kOccCtas) void rs_cols_occ_kernel(RS_COLS_PARAMS) {
-  rs_cols<T, W, V, NT, XROW, UB, S>(RS_COLS_ARGS);
+  rs_cols<T, W, V, NT, XROW, UB, S, true>(RS_COLS_ARGS);
 }
 #undef RS_COLS_PARAMS
 #undef RS_COLS_ARGS
@@ -220,14 +247,20 @@ struct rs_args {
   int64_t ldx, ldy;
   bool yrow, yvec;
   int k, rpg, tiles;
-  int32_t line;  /* grid-line stride for tiles of lines (0: consecutive rows) */
-  int segs;      /* segments of G rows (G/2 with planes) per line */
-  int32_t plane; /* grid-plane stride: tiles of lines in two planes at once (0: one plane) */
-  unsigned nlc;  /* tiles of lines per plane (with planes) */
-  unsigned ny;   /* CTAs over column passes */
-  int32_t lmax;  /* rows longer than this get beta*y only (their products: spmm_long.cu) */
-  bool occ;      /* short rows: the launch over grid lines at kOccCtas CTAs per SM */
-  int sub;       /* sub-groups per row on small matrices (0: one) */
+  int32_t line;         /* grid-line stride for tiles of lines (0: consecutive rows) */
+  int segs;             /* segments of G rows (G/2 with planes) per line */
+  int32_t plane;        /* grid-plane stride: tiles of lines in two planes at once (0: one plane) */
+  unsigned nlc;         /* tiles of lines per plane (with planes) */
+  unsigned ny;          /* CTAs over column passes */
+  int32_t lmax;         /* rows longer than this get beta*y only (their products: spmm_long.cu) */
+  bool occ;             /* short rows: the launch over grid lines at kOccCtas CTAs per SM */
+  int sub;              /* sub-groups per row on small matrices (0: one) */
+  bool subwave;         /* sub-groups chosen by the rule: fewer where they need more waves */
+  bool longtail;        /* longest row (up to lmax) over kTailRatio times the mean */
+  const int32_t *lrows; /* long rows a small launch may take in CTAs of its own (NULL: none) */
+  int32_t nlong;        /* their number */
+  bool fused;           /* set by launch_small: it took the long rows */
+  bool row64;           /* the large launch (not at kOccCtas) with 64-bit row numbers */
   double alpha, beta;
 };
 
@@ -240,38 +273,79 @@ static inline unsigned rs_column_spread(int64_t target, unsigned grid, int64_t n
   return (unsigned)(ny < 1 ? 1 : ny < 65535 ? ny : 65535);
 }
 
-/* OCC: rs_cols_occ_kernel when b.occ (the large launch only: it alone instantiates both) */
+/* OCC: rs_cols_occ_kernel when b.occ (the large launch only: it alone instantiates both).
+ * Row numbers in 32 bits (R32) or 64: H200, 2026-11-26, us with 32 / 64 bits (raw
+ * bench/results/2026-11-26_h200_spmm_big_r64.txt): 7-point 128^3 k = 8 (W = 4; 78 registers
+ * against 64) 254-256 / 221-222, k = 16 (W = 8) 367-369 / 421-425, k = 128 (W = 32) 2252-2259
+ * / 2085-2088; 27-point 100^3 k = 16 328-330 / 369-370, k = 32 (W = 8) 492-494 / 529-532, k = 64
+ * (W = 16; 48 registers against 60) 988-990 / 940-941, k = 128 1933-1940 / 1752-1754; the
+ * power-law likewise. So 32 bits at W = 8 only (b.row64), and in the 5-CTA kernel (7-point
+ * k = 32: 523-524 against 544-547, k = 64: 1002-1009 against 1030-1032). */
 template <typename T, int W, int V, int NT, bool XROW, int UB, int S, bool OCC = false>
-void launch_kernel(coal_ctx ctx, const rs_args &b, unsigned grid) {
+coal_status launch_kernel(coal_ctx ctx, const rs_args &b, unsigned grid) {
   auto kern = rs_cols_kernel<T, W, V, NT, XROW, UB, S>;
-  if constexpr (OCC)
-    if (b.occ) kern = rs_cols_occ_kernel<T, W, V, NT, XROW, UB, S>;
-  kern<<<dim3(grid, b.ny), COAL_CUDA_CTA, 0, coal_stream(ctx)>>>(
+  if constexpr (OCC) {
+    if (b.occ)
+      kern = rs_cols_occ_kernel<T, W, V, NT, XROW, UB, S>;
+    else if (b.row64)
+      kern = rs_cols_kernel<T, W, V, NT, XROW, UB, S, false>;
+  }
+  const int32_t nf = b.fused ? b.nlong : 0;
+  kern<<<dim3(grid + (unsigned)nf, b.ny), COAL_CUDA_CTA, 0, coal_stream(ctx)>>>(
       b.nrows, b.rowptr, b.col, (const T *)b.val, (const T *)b.x, b.ldx, (T *)b.y, b.ldy, b.yrow,
-      b.yvec, b.k, b.rpg, b.tiles, b.line, b.segs, b.plane, b.nlc, b.lmax, b.alpha, b.beta);
+      b.yvec, b.k, b.rpg, b.tiles, b.line, b.segs, b.plane, b.nlc, b.lmax, b.lrows, nf, b.alpha,
+      b.beta);
+  return COAL_SUCCESS;
+}
+
+/* CTAs of the small row-split kernel resident on the GPU at once (occupancy queried once). */
+template <typename T, int W, int V, bool XROW> static int64_t small_resident(coal_ctx ctx) {
+  static int per_sm = 0; /* the same for every sm_90 device */
+  if (per_sm == 0 &&
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &per_sm, rs_cols_kernel<T, W, V, 1, XROW, 16, 1>, COAL_CUDA_CTA, 0) != cudaSuccess) {
+    (void)cudaGetLastError();
+    per_sm = 4; /* 64 registers a thread (ptxas) */
+  }
+  return (int64_t)per_sm * ctx->cuda->sm_count;
 }
 
 /* Small matrices (fewer CTAs than the GPU holds at once): latency-bound, so a row's dependent
  * round trips are cut twice: 16 elements of X in flight per lane (not 8), and S sub-groups of
  * W lanes share the row's entries (S*W <= 32; vector loads of a row-major X only). */
-template <typename T, int W, int V, bool XROW> void launch_small(coal_ctx ctx, rs_args b, int s) {
+template <typename T, int W, int V, bool XROW>
+coal_status launch_small(coal_ctx ctx, rs_args &a, rs_args b, int s) {
   constexpr bool SUB = XROW && V > 1;
   if (!SUB || s > 32 / W) s = SUB ? 32 / W : 1;
+  /* sub-groups that would need more waves of CTAs than half as many: halved (one wave, or two
+   * for a long tail of rows, whose longest rows set the time). Fitted on an H200 to forced
+   * sub-group counts over the shared set (bench/spmm_notes.md): bcsstk18 (11948 rows, mean
+   * 12.5, longest 49) at k = 16 10.8-11.0 us against 12.5-13.7 with four sub-groups (cuSPARSE
+   * ALG3 11.0-12.3), bayer10, cage10, bcsstk16, wathen100 likewise; ca-GrQc and PGPgiantcompo
+   * (long tails) keep two sub-groups in two waves. */
+  if (b.subwave && coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_WAVES] != 1) {
+    const int64_t cap = small_resident<T, W, V, XROW>(ctx) * (b.longtail ? 2 : 1);
+    while (s > 1 &&
+           (int64_t)coal_cuda_grid(b.nrows, (int64_t)(COAL_CUDA_CTA / (W * s)) * b.rpg) > cap)
+      s /= 2;
+  }
   const int64_t ntiles = (b.k + W * V - 1) / (W * V);
   const unsigned grid = coal_cuda_grid(b.nrows, (int64_t)(COAL_CUDA_CTA / (W * s)) * b.rpg);
   b.tiles = 1, b.ny = rs_column_spread(rs_target(ctx), grid, ntiles);
   b.line = 0, b.segs = 1, b.plane = 0, b.nlc = 1;
+  /* the long rows (each of one segment) in CTAs of this launch */
+  b.fused = a.fused = b.lrows != NULL && b.nlong > 0;
   if constexpr (SUB && W <= 4)
     if (s == 8) return launch_kernel<T, W, V, 1, XROW, 16, 8>(ctx, b, grid);
   if constexpr (SUB && W <= 8)
     if (s == 4) return launch_kernel<T, W, V, 1, XROW, 16, 4>(ctx, b, grid);
   if constexpr (SUB && W <= 16)
     if (s == 2) return launch_kernel<T, W, V, 1, XROW, 16, 2>(ctx, b, grid);
-  launch_kernel<T, W, V, 1, XROW, 16, 1>(ctx, b, grid);
+  return launch_kernel<T, W, V, 1, XROW, 16, 1>(ctx, b, grid);
 }
 
 template <typename T, int W, int V, int NT, bool XROW>
-coal_status launch_cols(coal_ctx ctx, const rs_args &a) {
+coal_status launch_cols(coal_ctx ctx, rs_args &a) {
   constexpr int G = COAL_CUDA_CTA / W;
   const int64_t target = rs_target(ctx), ntiles = (a.k + W * V - 1) / (W * V);
   rs_args b = a;
@@ -280,8 +354,14 @@ coal_status launch_cols(coal_ctx ctx, const rs_args &a) {
   const bool large = (int64_t)a.nrows >= 4 * target * G;
   /* tiles of grid lines (line stride >= G; on small matrices only when the knob asks): a CTA
    * walks rpg lines of one segment of G rows */
-  const bool lines = a.line >= G && (large || coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_LINE] > 1);
+  bool lines = a.line >= G && (large || coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_LINE] > 1);
   if (b.rpg <= 0) b.rpg = lines ? (a.k >= 64 ? 8 : 4) : large ? 4 : 1;
+  /* rs_cols forms row numbers in 32 bits: over lines and planes they reach less than
+   * nrows + 4*plane + (2*rpg + 1)*line + G*rpg; lines only where that stays below 2^32 */
+  if (lines && (int64_t)a.nrows + 4 * (int64_t)a.plane + (2 * (int64_t)b.rpg + 2) * a.line +
+                       2 * (int64_t)G * b.rpg >=
+                   ((int64_t)1 << 32))
+    lines = false;
   /* two planes at once: a plane at least two lines long */
   const bool planes = lines && a.plane >= 2 * (int64_t)a.line;
   const int gs = planes ? G / 2 : G;
@@ -290,6 +370,10 @@ coal_status launch_cols(coal_ctx ctx, const rs_args &a) {
    * 1 never, 2 any large launch */
   const int ok = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_OCC];
   b.occ = ok == 2 || (ok != 1 && a.occ && lines);
+  /* row numbers in 32 bits at W = 8 only: the compiler's code for the other widths was slower
+   * with them (launch_kernel) */
+  const int rk = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_ROW64];
+  b.row64 = rk == 1 || (rk == 0 && W != 8);
   b.plane = planes ? a.plane : 0;
   b.nlc = planes ? coal_cuda_grid(((int64_t)a.plane + a.line - 1) / a.line, b.rpg) : 1;
   const unsigned grid =
@@ -297,21 +381,20 @@ coal_status launch_cols(coal_ctx ctx, const rs_args &a) {
       : lines ? (unsigned)b.segs * coal_cuda_grid((a.nrows + a.line - 1) / a.line, b.rpg)
               : coal_cuda_grid(a.nrows, (int64_t)G * b.rpg);
   if (!lines && (int64_t)grid < target && coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_UB] != 8) {
-    launch_small<T, W, V, XROW>(ctx, b, b.sub > 0 ? b.sub : 1);
+    COAL_CALL((launch_small<T, W, V, XROW>(ctx, a, b, b.sub > 0 ? b.sub : 1)));
   } else {
     /* few rows (UB knob 8 only): column passes of one tile spread over gridDim.y */
-    b.tiles = NT, b.ny = 1;
+    b.tiles = NT, b.ny = 1, b.fused = false;
     if ((int64_t)grid < target && ntiles > 1)
       b.tiles = 1, b.ny = rs_column_spread(target, grid, ntiles);
-    launch_kernel<T, W, V, NT, XROW, 8, 1, true>(ctx, b, grid);
+    COAL_CALL((launch_kernel<T, W, V, NT, XROW, 8, 1, true>(ctx, b, grid)));
   }
   COAL_CUDA_LAUNCH_CHECK(ctx);
   return COAL_SUCCESS;
 }
 
 /* W lanes per row, two tiles per pass (four were measured and lost: bench/spmm_notes.md) */
-template <typename T, int V, bool XROW>
-coal_status launch_cols_w(coal_ctx ctx, const rs_args &a, int w) {
+template <typename T, int V, bool XROW> coal_status launch_cols_w(coal_ctx ctx, rs_args &a, int w) {
   switch (w) {
   case 4: return launch_cols<T, 4, V, 2, XROW>(ctx, a);
   case 8: return launch_cols<T, 8, V, 2, XROW>(ctx, a);
@@ -354,12 +437,40 @@ coal_status launch_entries_w(coal_ctx ctx, const rs_args &a, int w) {
  * rows of 33-95) lost with a CTA for every row over 32. Returns INT32_MAX for none. */
 constexpr int32_t kLongMin = 64, kLongDenseThr = 32;
 constexpr double kLongMean = 8.0, kLongDenseMean = 32.0;
-static int32_t long_threshold(coal_mat A, double mean, int32_t mx, int64_t sms) {
+/* The rule with t = max(tmin, tmean * mean) (long_threshold and fused_threshold). */
+static int32_t threshold_rule(coal_mat A, double mean, int32_t mx, int64_t sms, int32_t tmin,
+                              double tmean) {
   if ((int64_t)A->nrows <= 8 * sms && mean >= kLongDenseMean && mx > kLongDenseThr)
     return kLongDenseThr;
-  const double t = kLongMean * mean > (double)kLongMin ? kLongMean * mean : (double)kLongMin;
+  const double t = tmean * mean > (double)tmin ? tmean * mean : (double)tmin;
   return (double)mx > 2.0 * t ? (int32_t)t : INT32_MAX;
 }
+static int32_t long_threshold(coal_mat A, double mean, int32_t mx, int64_t sms) {
+  return threshold_rule(A, mean, mx, sms, kLongMin, kLongMean);
+}
+
+/* Long rows taken by a small launch's own CTAs (no second launch to pay for, so more rows pay
+ * off than with long_threshold): on matrices of few rows with a long mean row, every row of
+ * more than kLongDenseThr as there; else every row of more than t = max(kFuseMin,
+ * kFuseMean * mean) entries when the longest is over twice t. Fitted on an H200 to forced
+ * thresholds 16..256 over the small shared cells (raw bench/results/
+ * 2026-11-26_h200_spmm_shared_fused_first.csv); measured with it (..._shared_fused.csv,
+ * ..._shared_row32.csv, 60 repetitions a cell), us, rule / one launch after the other with
+ * long_threshold's rows / best cuSPARSE: mbeacxc k = 8..128 9.0-19.0 / 14.1-21.5 / 22.0-23.3,
+ * PGPgiantcompo k = 8..32 9.3-11.9 / 13.6-17.3 / 20.7-22.6, tols4000 7.8-11.0 / 8.8-17.2 /
+ * 12.3-18.6, ca-GrQc 8.3-15.2 / 9.9-18.7 / 12.1-17.7 (k = 64: 11.3-11.9 / 14.7-15.7 /
+ * 12.7-13.9); over the 260 cells at k >= 8 (with the sub-group rule of launch_small) 2.9-3.5%
+ * less time, geometric mean. */
+constexpr int32_t kFuseMin = 32;
+constexpr double kFuseMean = 2.0;
+static int32_t fused_threshold(coal_mat A, double mean, int32_t mx, int64_t sms) {
+  return threshold_rule(A, mean, mx, sms, kFuseMin, kFuseMean);
+}
+
+/* A long tail of rows (the longest, up to the long-row threshold, over kTailRatio times the
+ * mean): the longest rows set the time of a small launch, which may then take two waves of
+ * CTAs for more sub-groups per row (launch_small). */
+constexpr double kTailRatio = 8.0;
 
 template <typename T>
 coal_status rowsplit(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bvec X, double beta,
@@ -382,16 +493,18 @@ coal_status rowsplit(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bve
   /* short rows (mean < kOccMean) up to k = kOccMaxK: the large launch over tiles of grid lines
    * at kOccCtas CTAs per SM (launch_cols) */
   a.occ = mean < kOccMean && a.k <= kOccMaxK;
+  a.lrows = NULL, a.nlong = 0, a.fused = false;
   /* rows longer than the threshold: beta*y in the row-split kernel, then a CTA per segment
-   * (spmm_long.cu) */
+   * (spmm_long.cu); on small launches whose long rows are one segment each, those CTAs are in
+   * the row-split launch itself */
   int32_t mx = 0;
   COAL_CALL(coal_mat_max_row_len_compute(A, &mx)); /* once per matrix (cached) */
   const int lg = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_LONG];
-  const int32_t thr = lg >= 2   ? lg
-                      : lg == 1 ? INT32_MAX
-                                : long_threshold(A, mean, mx, ctx->cuda->sm_count);
-  if (mx > thr) a.lmax = thr, mx = thr;
   if (a.k <= kEntryMaxK) {
+    const int32_t thr = lg >= 2   ? lg
+                        : lg == 1 ? INT32_MAX
+                                  : long_threshold(A, mean, mx, ctx->cuda->sm_count);
+    if (mx > thr) a.lmax = thr;
     /* lanes 0..k-1 of a group store the k sums: W >= k */
     const int w = pow2_clamp((int64_t)ceil(mean), a.k > 2 ? 4 : 2, 32);
     coal_status st =
@@ -406,6 +519,23 @@ coal_status rowsplit(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bve
   if (coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_W])
     w = pow2_clamp(coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_W], 4, 32);
   a.yvec = v > 1 && vec_width(Y, es) >= v;
+  const int64_t target = rs_target(ctx);
+  /* the launch will be small (launch_cols): fewer CTAs than the target */
+  const bool small = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_UB] != 8 &&
+                     (int64_t)a.nrows < target * (COAL_CUDA_CTA / w);
+  const bool fuse = small && mx <= kLongSeg && coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_FUSE] != 1;
+  const int32_t thr = lg >= 2   ? lg
+                      : lg == 1 ? INT32_MAX
+                      : fuse    ? fused_threshold(A, mean, mx, ctx->cuda->sm_count)
+                                : long_threshold(A, mean, mx, ctx->cuda->sm_count);
+  if (mx > thr) {
+    a.lmax = thr, mx = thr;
+    if (fuse) {
+      COAL_CALL(coal_spmm_long_rows_build(A, d, thr));
+      a.lrows = d->long_rows, a.nlong = d->nlong;
+    }
+  }
+  a.longtail = (double)mx > kTailRatio * mean;
   /* small matrices (the launch holds fewer CTAs than the GPU, see launch_cols) with vector
    * loads: S sub-groups per row, the largest power of two <= 8 with S*U <= the longest row
    * (U = 16/V entries in flight per sub-group); when S*W > 32 and the launch would hold fewer
@@ -413,9 +543,9 @@ coal_status rowsplit(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bve
    * gridDim.y) so that long rows still get S sub-groups (on larger launches the extra passes
    * over A cost more than they save: bcsstk16 at k = 128 took 62 us narrowed, 37 us not).
    * Measured on an H200 over the shared matrices (bench/spmm_notes.md). */
-  const int64_t target = rs_target(ctx);
-  if (xrow && v > 1 && a.sub == 0 && coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_UB] != 8 &&
-      (int64_t)a.nrows < target * (COAL_CUDA_CTA / w)) {
+  a.subwave = false;
+  if (xrow && v > 1 && a.sub == 0 && small) {
+    a.subwave = true;
     int s = 1;
     while (s < 8 && 2 * s * (16 / v) <= mx) s *= 2;
     a.sub = s;
@@ -462,7 +592,7 @@ coal_status rowsplit(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bve
                    : v == 1 ? launch_cols_w<T, 1, true>(ctx, a, w)
                    : v == 2 ? launch_cols_w<T, 2, true>(ctx, a, w)
                             : launch_cols_w<T, 16 / sizeof(T), true>(ctx, a, w);
-  if (st != COAL_SUCCESS || a.lmax == INT32_MAX) return st;
+  if (st != COAL_SUCCESS || a.lmax == INT32_MAX || a.fused) return st;
   return coal_spmm_long_rows_cuda(A, d, a.lmax, v, alpha, X, Y);
 }
 
