@@ -1,7 +1,8 @@
 /* SpMM measurement driver (not installed): every CUDA SpMM kernel and layout, and cuSPARSE
  * SpMM (CSR ALG1 column-major, ALG2/ALG3 row-major, ALG1 row-major, preprocessed), fp64.
  * Each variant is first checked against the cuSPARSE result of its layout (Y poisoned with NaN,
- * max |y - ref| / max |ref| <= 1e-10), then timed with CUDA events (coal_bench_time, median).
+ * max |y - ref| / max |ref| <= 1e-10), then timed with CUDA events (coal_bench_time), the
+ * repetitions of a cell interleaved over its variants, median.
  *
  *   spmm_probe big [-m IDS] [K...]  lap3d:128, lap3d27:100, powerlaw:1048576:12 (or those of
  *                              IDS, a comma list of lap3d, lap3d27, powerlaw) at k in K
@@ -184,13 +185,47 @@ static const variant shared_variants[] = {
 enum { SH_RS = 3, SH_MG = 4, SH_SW = 5, SH_AUTO_ROW = 6, SH_AUTO_COL = 8 };
 #define NSHARED ((int)(sizeof shared_variants / sizeof shared_variants[0]))
 
+/* The variant's tuning knobs (0 = default for those it does not set). */
+static void set_knobs(const variant *va) {
+  /* line -1: the matrix's lines in one plane at a time */
+  const int kv[][2] = {{COAL_SPMM_TUNE_RS_VEC, va->vec},
+                       {COAL_SPMM_TUNE_RS_ROWS, va->rows},
+                       {COAL_SPMM_TUNE_RS_W, va->w},
+                       {COAL_SPMM_TUNE_RS_UB, va->ub},
+                       {COAL_SPMM_TUNE_MG_UB, va->ub},
+                       {COAL_SPMM_TUNE_RS_S, va->sub},
+                       {COAL_SPMM_TUNE_RS_LONG, va->lng},
+                       {COAL_SPMM_TUNE_RS_OCC, va->occ},
+                       {COAL_SPMM_TUNE_RS_FUSE, va->fuse},
+                       {COAL_SPMM_TUNE_RS_WAVES, va->waves},
+                       {COAL_SPMM_TUNE_RS_ROW64, va->r64},
+                       {COAL_SPMM_TUNE_RS_LINE, va->line < 0 ? 0 : va->line},
+                       {COAL_SPMM_TUNE_RS_PLANE, va->line < 0 ? 1 : 0}};
+  for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) coal_spmm_cuda_tune(kv[i][0], kv[i][1]);
+}
+
+static int cmp_dbl(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 /* Times every variant of `vs` on A at k; t[v] = median us (INFINITY: failed/unsupported). The
- * references are the first cuSPARSE variant of each layout. */
+ * references are the first cuSPARSE variant of each layout. Each variant is checked first;
+ * then the repetitions are interleaved (repetition r of every variant, then r + 1), so that a
+ * slow spell of the machine falls on all variants alike rather than on one. */
 static void measure(const char *mname, coal_mat A, int64_t k, const variant *vs, int nv, int reps,
                     double *t) {
   int64_t m = A->nrows, n = A->ncols;
   coal_bvec X[2] = {NULL, NULL}, Y[2] = {NULL, NULL};
-  double *ref[2] = {NULL, NULL};
+  double *ref[2] = {NULL, NULL}, *err = calloc((size_t)nv, sizeof(double));
+  double *us = malloc(sizeof(double) * (size_t)nv * (size_t)reps);
+  arg_t *args = calloc((size_t)nv, sizeof(arg_t));
+  int *ok = calloc((size_t)nv, sizeof(int));
+  for (int v = 0; v < nv; v++) t[v] = INFINITY;
+  if (!err || !us || !args || !ok) {
+    printf("%s k=%lld: out of host memory\n", mname, (long long)k);
+    goto done;
+  }
   for (int l = 0; l < 2; l++) {
     if (coal_bvec_create(ctx, n, k, COAL_F64, (coal_layout)l, 0, &X[l]) ||
         coal_bvec_create(ctx, m, k, COAL_F64, (coal_layout)l, 0, &Y[l]) ||
@@ -202,82 +237,75 @@ static void measure(const char *mname, coal_mat A, int64_t k, const variant *vs,
   }
   const double floor_b =
       (double)A->nnz * 12.0 + 4.0 * (double)(m + 1) + (double)k * (double)(n + m) * 8.0;
+  /* check each variant (Y poisoned first) */
   for (int v = 0; v < nv; v++) {
     const variant *va = &vs[v];
     int l = va->layout;
-    arg_t a = {A, (coal_spmm_kernel)(va->cs ? 0 : va->kern), X[l], Y[l], NULL, 0, NULL, NULL};
-    t[v] = INFINITY;
+    args[v] =
+        (arg_t){A, (coal_spmm_kernel)(va->cs ? 0 : va->kern), X[l], Y[l], NULL, 0, NULL, NULL};
     if (va->maxk && k > va->maxk) continue;
     if (!wanted(va->name, l)) continue;
-    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_VEC, va->vec);
-    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_ROWS, va->rows);
-    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_W, va->w);
-    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_UB, va->ub);
-    coal_spmm_cuda_tune(COAL_SPMM_TUNE_MG_UB, va->ub);
-    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_S, va->sub);
-    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LONG, va->lng);
-    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_OCC, va->occ);
-    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_FUSE, va->fuse);
-    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_WAVES, va->waves);
-    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_ROW64, va->r64);
-    /* line -1: the matrix's lines in one plane at a time */
-    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LINE, va->line < 0 ? 0 : va->line);
-    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_PLANE, va->line < 0 ? 1 : 0);
+    set_knobs(va);
     coal_status st = COAL_SUCCESS;
     if (va->cs)
       st = coal_cusparse_spmm_create(A, va->kern, k, (coal_layout)l, X[l]->data, X[l]->ld,
-                                     Y[l]->data, Y[l]->ld, &a.cs);
+                                     Y[l]->data, Y[l]->ld, &args[v].cs);
     if (st == COAL_ERR_UNSUPPORTED) {
       fprintf(csv, "%s,%lld,%lld,%lld,%s,%s,unsupported\n", mname, (long long)m, (long long)A->nnz,
               (long long)k, l ? "row" : "col", va->name);
       continue;
     }
     coal_bench_fn fn = va->cs ? run_cs : run_ours;
-    double err = 0;
     if (st == COAL_SUCCESS) st = coal_bvec_set_value(Y[l], NAN);
-    if (st == COAL_SUCCESS) st = fn(&a);
+    if (st == COAL_SUCCESS) st = fn(&args[v]);
     if (st == COAL_SUCCESS) st = coal_ctx_sync(ctx);
     if (st == COAL_SUCCESS) {
       if (!ref[l]) { /* the first result of the layout (cuSPARSE) is its reference */
         ref[l] = download(Y[l]);
         if (!va->cs) printf("note: %s k=%lld reference is %s\n", mname, (long long)k, va->name);
       } else {
-        err = rel_err(Y[l], ref[l]);
+        err[v] = rel_err(Y[l], ref[l]);
       }
     }
-    double med = INFINITY, mn = INFINITY;
-    if (st == COAL_SUCCESS && err <= 1e-10) {
-      pipe_fn = fn;
-      st = coal_bench_time(ctx, pipe_n > 1 ? run_pipe : fn, &a, 2, reps, &med, &mn);
-      med /= pipe_n, mn /= pipe_n;
-    }
-    if (st != COAL_SUCCESS || !(err <= 1e-10)) {
+    ok[v] = st == COAL_SUCCESS && err[v] <= 1e-10;
+    if (!ok[v]) {
       nfail++;
       printf("FAIL %s k=%lld %s-major %s: %s, error %.3g\n", mname, (long long)k, l ? "row" : "col",
-             va->name, st ? coal_ctx_last_error(ctx) : "wrong result", err);
-    } else {
-      t[v] = med;
+             va->name, st ? coal_ctx_last_error(ctx) : "wrong result", err[v]);
     }
-    fprintf(csv, "%s,%lld,%lld,%lld,%s,%s,%.2f,%.2f,%.1f,%.1f,%.2g\n", mname, (long long)m,
-            (long long)A->nnz, (long long)k, l ? "row" : "col", va->name, med, mn,
-            floor_b / med * 1e-3, 100.0 * floor_b / med * 1e-3 / copy_gbps, err);
-    coal_cusparse_spmm_destroy(a.cs);
   }
-  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_VEC, 0);
-  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_ROWS, 0);
-  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_W, 0);
-  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_UB, 0);
-  coal_spmm_cuda_tune(COAL_SPMM_TUNE_MG_UB, 0);
-  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_S, 0);
-  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LINE, 0);
-  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_PLANE, 0);
-  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LONG, 0);
-  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_OCC, 0);
-  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_FUSE, 0);
-  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_WAVES, 0);
-  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_ROW64, 0);
+  /* warm-up, then the interleaved repetitions */
+  for (int r = -2; r < reps; r++)
+    for (int v = 0; v < nv; v++) {
+      if (!ok[v]) continue;
+      set_knobs(&vs[v]);
+      pipe_fn = vs[v].cs ? run_cs : run_ours;
+      double med = INFINITY;
+      coal_status st =
+          coal_bench_time(ctx, pipe_n > 1 ? run_pipe : pipe_fn, &args[v], 0, 1, &med, NULL);
+      if (st != COAL_SUCCESS) {
+        ok[v] = 0, nfail++;
+        printf("FAIL %s k=%lld %s: timing: %s\n", mname, (long long)k, vs[v].name,
+               coal_ctx_last_error(ctx));
+        continue;
+      }
+      if (r >= 0) us[(size_t)v * (size_t)reps + (size_t)r] = med / pipe_n;
+    }
+  for (int v = 0; v < nv; v++) {
+    if (!ok[v]) continue;
+    double *u = us + (size_t)v * (size_t)reps;
+    qsort(u, (size_t)reps, sizeof(double), cmp_dbl);
+    const double med = u[reps / 2], mn = u[0];
+    t[v] = med;
+    fprintf(csv, "%s,%lld,%lld,%lld,%s,%s,%.2f,%.2f,%.1f,%.1f,%.2g\n", mname, (long long)m,
+            (long long)A->nnz, (long long)k, vs[v].layout ? "row" : "col", vs[v].name, med, mn,
+            floor_b / med * 1e-3, 100.0 * floor_b / med * 1e-3 / copy_gbps, err[v]);
+  }
 done:
+  for (int v = 0; args && v < nv; v++) coal_cusparse_spmm_destroy(args[v].cs);
+  set_knobs(&(variant){.name = ""});
   for (int l = 0; l < 2; l++) coal_bvec_destroy(&X[l]), coal_bvec_destroy(&Y[l]), free(ref[l]);
+  free(err), free(us), free(args), free(ok);
 }
 
 static double best_cusparse(const variant *vs, int nv, const double *t, int layout) {

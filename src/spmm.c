@@ -43,10 +43,12 @@ coal_status coal_spmm_kernel_parse(const char *name, coal_spmm_kernel *k) {
  *    merge-based took 580-582 us and row-split with lines 581-624, and kept k = 32).
  *  - otherwise row-split (27-point 100^3: 714 us at k = 32 against 792 us merge-based).
  * Fitted to the shared set on an H200; with it, row-split's long rows and the small-launch
- * rules of 2026-11-26 (long rows in the launch's own CTAs, sub-groups by waves) no cell of the
- * 364 (matrix, k) was below 0.9x the best cuSPARSE with the same kernel outside auto, but the
- * median of 6-15 us cells moves by 10-40% between sweeps, and 0-7 auto cells fall below in a
- * sweep (11, worst 0.59x, at 35f5299; 31 on 2026-11-22 at commit 7af2b6a; bench/RESULTS.md). */
+ * rules of 2026-11-26 (long rows in the launch's own CTAs, sub-groups by waves), no cell of the
+ * 364 (matrix, k) is below 0.9x the best cuSPARSE in the two sweeps whose repetitions are
+ * interleaved over the variants (worst 0.92x and 0.93x; geometric mean 1.22-1.23x); sweeps
+ * timing one variant after the other had 0-7 such cells, each a noisy median of a 6-15 us
+ * cell that the same kernel run outside auto did not repeat (11, worst 0.59x, at 35f5299; 31
+ * on 2026-11-22 at commit 7af2b6a; bench/RESULTS.md). */
 #define SPMM_HUB(mean, mx) ((double)(mx) > 32.0 * (mean) + 256.0)
 #define SPMM_HUB_MERGE_NNZ (1 << 20)
 #define SPMM_SHORT_MIN_K   32

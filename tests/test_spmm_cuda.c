@@ -400,7 +400,8 @@ static void check_subgroups(mat_pair *M, const char *name) {
  * the row-split kernel: thresholds 2 (nearly every row long), 5 and 40, and none (knob 1); every
  * case (k <= 4 runs the entry-lane kernel, which keeps every row). Small launches take rows of
  * one segment in CTAs of their own launch (the store there must honour beta, including
- * beta == 0 on a poisoned Y); thresholds 2 and 5 again with that off (a second launch). */
+ * beta == 0 on a poisoned Y); thresholds 2 and 5 again with that off (a second launch); then
+ * thresholds changing from one product to the next. */
 static void check_long(mat_pair *M, const char *name) {
   const int saved = only_kernel;
   if (only_kernel >= 0 && only_kernel != COAL_SPMM_ROWSPLIT) return;
@@ -413,8 +414,16 @@ static void check_long(mat_pair *M, const char *name) {
     snprintf(nm, sizeof nm, "%s (long rows > %d%s)", name, thr[i], i >= 4 ? ", second launch" : "");
     compare_cases(M, nm, (1u << NCASES) - 1u);
   }
-  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LONG, 0);
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_FUSE, 0);
+  /* three thresholds in turn, one product each (k = 8 and 32): the matrix keeps the segment
+   * lists of the last two, so this both finds a kept list and replaces one */
+  for (int r = 0; r < 6; r++) {
+    CHECK_OK(NULL, coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LONG, thr[r % 3]));
+    char nm[160];
+    snprintf(nm, sizeof nm, "%s (long rows > %d, in turn)", name, thr[r % 3]);
+    compare_cases(M, nm, (1u << 6) | (1u << 9));
+  }
+  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LONG, 0);
   only_kernel = saved;
 }
 

@@ -113,6 +113,13 @@ struct coal_swift_dev {
  * its producer (coal_mat_wrap_device: a coal_calloc'd struct with coal_cuda_malloc'd CSR
  * arrays, or coal_cuda_pool_alloc'd ones with pooled = 1, the rest zero). Freed whole by
  * mat_release. */
+/* Row-split SpMM's long-row segments for one threshold (thr 0: none built): n CTAs, rows[c]
+ * the row of CTA c and rows[n + c] its segment in the row. */
+struct coal_spmm_segs {
+  int32_t thr, n;
+  int32_t *rows; /* [2*n] */
+};
+
 struct coal_mat_cuda {
   int pooled;      /* rowptr, colind and values come from the context's pool */
   int32_t *rowptr; /* [nrows+1] device CSR */
@@ -130,10 +137,10 @@ struct coal_mat_cuda {
    * sized at first use for max(k, COAL_SPMM_CARRY_MIN_K) columns, grown only for a larger k */
   int64_t spmm_carry_k;
   double *spmm_carry;
-  /* row-split SpMM: the segments of the rows longer than long_thr entries (a CTA each), built
-   * at first use for a threshold, rebuilt when the threshold changes; long_thr 0 until built */
-  int32_t long_thr, nlong;
-  int32_t *long_rows;       /* [2*nlong]: the row of each segment, then its index in the row */
+  /* row-split SpMM: the segments of the rows longer than a threshold (a CTA each), built at
+   * first use for a threshold; the lists of the last two thresholds are kept (small and large
+   * launches of one matrix use different thresholds), most recent first */
+  struct coal_spmm_segs long_segs[2];
   struct coal_swift_dev sw; /* Swift SpMM format, built at first use */
 };
 
@@ -212,9 +219,10 @@ coal_status coal_cuda_merge_workspace(coal_mat A, struct coal_mat_cuda *d);
  * kernel's v); after the row-split kernel has stored beta*Y on those rows. */
 coal_status coal_spmm_long_rows_cuda(coal_mat A, struct coal_mat_cuda *d, int32_t thr, int v,
                                      double alpha, coal_bvec X, coal_bvec Y);
-/* The segment list of the rows longer than thr (d->long_rows, d->nlong), built once per
- * threshold; coal_spmm_long_rows_cuda builds it itself. */
-coal_status coal_spmm_long_rows_build(coal_mat A, struct coal_mat_cuda *d, int32_t thr);
+/* The segment list of the rows longer than thr (kept in d->long_segs, built once per
+ * threshold); coal_spmm_long_rows_cuda finds it itself. */
+coal_status coal_spmm_long_rows_build(coal_mat A, struct coal_mat_cuda *d, int32_t thr,
+                                      const struct coal_spmm_segs **segs);
 /* Releases the device Swift format and zeroes it (kernels/cuda/spmm_swift.cu). */
 void coal_cuda_swift_dev_free(struct coal_swift_dev *s);
 

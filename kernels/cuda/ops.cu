@@ -146,7 +146,8 @@ static void cu_mat_release(coal_mat A) {
   coal_cuda_fastload_dev_free(&d->flt);
   coal_cuda_free(d->merge_row), coal_cuda_free(d->merge_nz);
   coal_cuda_free(d->carry_row), coal_cuda_free(d->carry_val);
-  coal_cuda_free(d->spmm_carry), coal_cuda_free(d->long_rows);
+  coal_cuda_free(d->spmm_carry);
+  coal_cuda_free(d->long_segs[0].rows), coal_cuda_free(d->long_segs[1].rows);
   coal_cuda_swift_dev_free(&d->sw);
   coal_free(d);
   A->dev = NULL;

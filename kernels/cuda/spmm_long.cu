@@ -43,69 +43,77 @@ __global__ __launch_bounds__(COAL_CUDA_CTA) void rs_long_kernel(
 }
 
 template <typename T, int W, int V, bool XROW>
-void launch(coal_ctx ctx, const struct coal_mat_cuda *d, double alpha, coal_bvec X, coal_bvec Y,
-            unsigned ny) {
-  rs_long_kernel<T, W, V, XROW>
-      <<<dim3((unsigned)d->nlong, ny), COAL_CUDA_CTA, 0, coal_stream(ctx)>>>(
-          d->long_rows, d->long_rows + d->nlong, d->rowptr, d->colind, (const T *)d->values,
-          (const T *)X->data, X->ld, (T *)Y->data, Y->ld, Y->layout == COAL_ROW_MAJOR, (int)X->k,
-          alpha);
+void launch(coal_ctx ctx, const struct coal_mat_cuda *d, const struct coal_spmm_segs *sg,
+            double alpha, coal_bvec X, coal_bvec Y, unsigned ny) {
+  rs_long_kernel<T, W, V, XROW><<<dim3((unsigned)sg->n, ny), COAL_CUDA_CTA, 0, coal_stream(ctx)>>>(
+      sg->rows, sg->rows + sg->n, d->rowptr, d->colind, (const T *)d->values, (const T *)X->data,
+      X->ld, (T *)Y->data, Y->ld, Y->layout == COAL_ROW_MAJOR, (int)X->k, alpha);
 }
 
 template <typename T, int V, bool XROW>
-void launch_w(coal_ctx ctx, const struct coal_mat_cuda *d, double alpha, coal_bvec X, coal_bvec Y,
-              unsigned ny, int w) {
+void launch_w(coal_ctx ctx, const struct coal_mat_cuda *d, const struct coal_spmm_segs *sg,
+              double alpha, coal_bvec X, coal_bvec Y, unsigned ny, int w) {
   switch (w) {
-  case 4: return launch<T, 4, V, XROW>(ctx, d, alpha, X, Y, ny);
-  case 8: return launch<T, 8, V, XROW>(ctx, d, alpha, X, Y, ny);
-  case 16: return launch<T, 16, V, XROW>(ctx, d, alpha, X, Y, ny);
-  default: return launch<T, 32, V, XROW>(ctx, d, alpha, X, Y, ny);
+  case 4: return launch<T, 4, V, XROW>(ctx, d, sg, alpha, X, Y, ny);
+  case 8: return launch<T, 8, V, XROW>(ctx, d, sg, alpha, X, Y, ny);
+  case 16: return launch<T, 16, V, XROW>(ctx, d, sg, alpha, X, Y, ny);
+  default: return launch<T, 32, V, XROW>(ctx, d, sg, alpha, X, Y, ny);
   }
 }
 
-/* The segments of the rows longer than thr on the device, once per threshold: nlong CTAs,
- * long_rows[c] the row of CTA c and long_rows[nlong + c] its segment. */
 } // namespace
 
-coal_status coal_spmm_long_rows_build(coal_mat A, struct coal_mat_cuda *d, int32_t thr) {
-  if (d->long_thr == thr) return COAL_SUCCESS;
-  coal_ctx ctx = A->ctx;
-  coal_cuda_free(d->long_rows);
-  d->long_rows = NULL, d->nlong = 0, d->long_thr = 0;
-  int32_t *h = NULL, n = 0;
-  COAL_CALL(coal_mat_long_row_segments(A, thr, kLongSeg, &h, &n));
-  coal_status st = COAL_SUCCESS;
-  if (n > 0) {
-    const size_t bytes = sizeof(int32_t) * 2 * (size_t)n;
-    st = coal_cuda_malloc(ctx, bytes, (void **)&d->long_rows);
-    if (st == COAL_SUCCESS) st = coal_ops(ctx)->upload(ctx, d->long_rows, h, bytes); /* synced */
-    if (st != COAL_SUCCESS) coal_cuda_free(d->long_rows), d->long_rows = NULL;
+/* The segments of the rows longer than thr on the device, once per threshold; the lists of
+ * the last two thresholds are kept, the one returned moved to the front. */
+coal_status coal_spmm_long_rows_build(coal_mat A, struct coal_mat_cuda *d, int32_t thr,
+                                      const struct coal_spmm_segs **segs) {
+  struct coal_spmm_segs *c = d->long_segs;
+  if (c[1].thr == thr && thr != 0) {
+    const struct coal_spmm_segs t = c[0];
+    c[0] = c[1], c[1] = t;
   }
-  coal_free(h);
-  if (st == COAL_SUCCESS) d->nlong = d->long_rows ? n : 0, d->long_thr = thr;
-  return st;
+  if (c[0].thr != thr || thr == 0) {
+    coal_ctx ctx = A->ctx;
+    coal_cuda_free(c[1].rows); /* the least recent list makes room */
+    c[1] = c[0];
+    c[0].rows = NULL, c[0].n = 0, c[0].thr = 0;
+    int32_t *h = NULL, n = 0;
+    COAL_CALL(coal_mat_long_row_segments(A, thr, kLongSeg, &h, &n));
+    coal_status st = COAL_SUCCESS;
+    if (n > 0) {
+      const size_t bytes = sizeof(int32_t) * 2 * (size_t)n;
+      st = coal_cuda_malloc(ctx, bytes, (void **)&c[0].rows);
+      if (st == COAL_SUCCESS) st = coal_ops(ctx)->upload(ctx, c[0].rows, h, bytes); /* synced */
+      if (st != COAL_SUCCESS) coal_cuda_free(c[0].rows), c[0].rows = NULL;
+    }
+    coal_free(h);
+    COAL_CALL(st);
+    c[0].n = c[0].rows ? n : 0, c[0].thr = thr;
+  }
+  *segs = &c[0];
+  return COAL_SUCCESS;
 }
 
 namespace {
 
 template <typename T>
-coal_status run(coal_mat A, struct coal_mat_cuda *d, int v, double alpha, coal_bvec X,
-                coal_bvec Y) {
+coal_status run(coal_mat A, const struct coal_mat_cuda *d, const struct coal_spmm_segs *sg, int v,
+                double alpha, coal_bvec X, coal_bvec Y) {
   coal_ctx ctx = A->ctx;
   const int64_t k = X->k, target = (int64_t)ctx->cuda->sm_count * 8;
   int w = pow2_clamp((k + v - 1) / v, 4, 32);
-  while (w > 4 && (int64_t)d->nlong * ((k + w * v - 1) / (w * v)) < target) w /= 2;
+  while (w > 4 && (int64_t)sg->n * ((k + w * v - 1) / (w * v)) < target) w /= 2;
   const int64_t nt = (k + w * v - 1) / (w * v);
   const unsigned ny = (unsigned)(nt < 65535 ? nt : 65535);
   const bool xrow = X->layout == COAL_ROW_MAJOR;
   if (!xrow)
-    launch_w<T, 1, false>(ctx, d, alpha, X, Y, ny, w);
+    launch_w<T, 1, false>(ctx, d, sg, alpha, X, Y, ny, w);
   else if (v == 1)
-    launch_w<T, 1, true>(ctx, d, alpha, X, Y, ny, w);
+    launch_w<T, 1, true>(ctx, d, sg, alpha, X, Y, ny, w);
   else if (v == 2)
-    launch_w<T, 2, true>(ctx, d, alpha, X, Y, ny, w);
+    launch_w<T, 2, true>(ctx, d, sg, alpha, X, Y, ny, w);
   else
-    launch_w<T, 16 / sizeof(T), true>(ctx, d, alpha, X, Y, ny, w);
+    launch_w<T, 16 / sizeof(T), true>(ctx, d, sg, alpha, X, Y, ny, w);
   COAL_CUDA_LAUNCH_CHECK(ctx);
   return COAL_SUCCESS;
 }
@@ -114,8 +122,9 @@ coal_status run(coal_mat A, struct coal_mat_cuda *d, int v, double alpha, coal_b
 
 coal_status coal_spmm_long_rows_cuda(coal_mat A, struct coal_mat_cuda *d, int32_t thr, int v,
                                      double alpha, coal_bvec X, coal_bvec Y) {
-  COAL_CALL(coal_spmm_long_rows_build(A, d, thr));
-  if (d->nlong == 0 || alpha == 0.0) return COAL_SUCCESS;
-  return A->dtype == COAL_F64 ? run<double>(A, d, v, alpha, X, Y)
-                              : run<float>(A, d, v, alpha, X, Y);
+  const struct coal_spmm_segs *sg = NULL;
+  COAL_CALL(coal_spmm_long_rows_build(A, d, thr, &sg));
+  if (sg->n == 0 || alpha == 0.0) return COAL_SUCCESS;
+  return A->dtype == COAL_F64 ? run<double>(A, d, sg, v, alpha, X, Y)
+                              : run<float>(A, d, sg, v, alpha, X, Y);
 }

@@ -531,8 +531,9 @@ coal_status rowsplit(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bve
   if (mx > thr) {
     a.lmax = thr, mx = thr;
     if (fuse) {
-      COAL_CALL(coal_spmm_long_rows_build(A, d, thr));
-      a.lrows = d->long_rows, a.nlong = d->nlong;
+      const struct coal_spmm_segs *sg = NULL;
+      COAL_CALL(coal_spmm_long_rows_build(A, d, thr, &sg));
+      a.lrows = sg->rows, a.nlong = sg->n;
     }
   }
   a.longtail = (double)mx > kTailRatio * mean;
