@@ -109,10 +109,6 @@ struct coal_swift_dev {
   void *irr_val;
 };
 
-/* A matrix's device state: made by mat_prepare (upload), or handed over with the device CSR by
- * its producer (coal_mat_wrap_device: a coal_calloc'd struct with coal_cuda_malloc'd CSR
- * arrays, or coal_cuda_pool_alloc'd ones with pooled = 1, the rest zero). Freed whole by
- * mat_release. */
 /* Row-split SpMM's long-row segments for one threshold (thr 0: none built): n CTAs, rows[c]
  * the row of CTA c and rows[n + c] its segment in the row. */
 struct coal_spmm_segs {
@@ -120,6 +116,10 @@ struct coal_spmm_segs {
   int32_t *rows; /* [2*n] */
 };
 
+/* A matrix's device state: made by mat_prepare (upload), or handed over with the device CSR by
+ * its producer (coal_mat_wrap_device: a coal_calloc'd struct with coal_cuda_malloc'd CSR
+ * arrays, or coal_cuda_pool_alloc'd ones with pooled = 1, the rest zero). Freed whole by
+ * mat_release. */
 struct coal_mat_cuda {
   int pooled;      /* rowptr, colind and values come from the context's pool */
   int32_t *rowptr; /* [nrows+1] device CSR */

@@ -67,12 +67,12 @@ void launch_w(coal_ctx ctx, const struct coal_mat_cuda *d, const struct coal_spm
  * the last two thresholds are kept, the one returned moved to the front. */
 coal_status coal_spmm_long_rows_build(coal_mat A, struct coal_mat_cuda *d, int32_t thr,
                                       const struct coal_spmm_segs **segs) {
-  struct coal_spmm_segs *c = d->long_segs;
-  if (c[1].thr == thr && thr != 0) {
+  struct coal_spmm_segs *c = d->long_segs; /* thresholds are >= 2; thr 0 marks an empty slot */
+  if (c[1].thr == thr) {
     const struct coal_spmm_segs t = c[0];
     c[0] = c[1], c[1] = t;
   }
-  if (c[0].thr != thr || thr == 0) {
+  if (c[0].thr != thr) {
     coal_ctx ctx = A->ctx;
     coal_cuda_free(c[1].rows); /* the least recent list makes room */
     c[1] = c[0];

@@ -282,7 +282,7 @@ static inline unsigned rs_column_spread(int64_t target, unsigned grid, int64_t n
  * power-law likewise. So 32 bits at W = 8 only (b.row64), and in the 5-CTA kernel (7-point
  * k = 32: 523-524 against 544-547, k = 64: 1002-1009 against 1030-1032). */
 template <typename T, int W, int V, int NT, bool XROW, int UB, int S, bool OCC = false>
-coal_status launch_kernel(coal_ctx ctx, const rs_args &b, unsigned grid) {
+void launch_kernel(coal_ctx ctx, const rs_args &b, unsigned grid) {
   auto kern = rs_cols_kernel<T, W, V, NT, XROW, UB, S>;
   if constexpr (OCC) {
     if (b.occ)
@@ -295,7 +295,6 @@ coal_status launch_kernel(coal_ctx ctx, const rs_args &b, unsigned grid) {
       b.nrows, b.rowptr, b.col, (const T *)b.val, (const T *)b.x, b.ldx, (T *)b.y, b.ldy, b.yrow,
       b.yvec, b.k, b.rpg, b.tiles, b.line, b.segs, b.plane, b.nlc, b.lmax, b.lrows, nf, b.alpha,
       b.beta);
-  return COAL_SUCCESS;
 }
 
 /* CTAs of the small row-split kernel resident on the GPU at once (occupancy queried once). */
@@ -314,7 +313,7 @@ template <typename T, int W, int V, bool XROW> static int64_t small_resident(coa
  * round trips are cut twice: 16 elements of X in flight per lane (not 8), and S sub-groups of
  * W lanes share the row's entries (S*W <= 32; vector loads of a row-major X only). */
 template <typename T, int W, int V, bool XROW>
-coal_status launch_small(coal_ctx ctx, rs_args &a, rs_args b, int s) {
+void launch_small(coal_ctx ctx, rs_args &a, rs_args b, int s) {
   constexpr bool SUB = XROW && V > 1;
   if (!SUB || s > 32 / W) s = SUB ? 32 / W : 1;
   /* sub-groups that would need more waves of CTAs than half as many: halved (one wave, or two
@@ -341,7 +340,7 @@ coal_status launch_small(coal_ctx ctx, rs_args &a, rs_args b, int s) {
     if (s == 4) return launch_kernel<T, W, V, 1, XROW, 16, 4>(ctx, b, grid);
   if constexpr (SUB && W <= 16)
     if (s == 2) return launch_kernel<T, W, V, 1, XROW, 16, 2>(ctx, b, grid);
-  return launch_kernel<T, W, V, 1, XROW, 16, 1>(ctx, b, grid);
+  launch_kernel<T, W, V, 1, XROW, 16, 1>(ctx, b, grid);
 }
 
 template <typename T, int W, int V, int NT, bool XROW>
@@ -381,13 +380,13 @@ coal_status launch_cols(coal_ctx ctx, rs_args &a) {
       : lines ? (unsigned)b.segs * coal_cuda_grid((a.nrows + a.line - 1) / a.line, b.rpg)
               : coal_cuda_grid(a.nrows, (int64_t)G * b.rpg);
   if (!lines && (int64_t)grid < target && coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_UB] != 8) {
-    COAL_CALL((launch_small<T, W, V, XROW>(ctx, a, b, b.sub > 0 ? b.sub : 1)));
+    launch_small<T, W, V, XROW>(ctx, a, b, b.sub > 0 ? b.sub : 1);
   } else {
     /* few rows (UB knob 8 only): column passes of one tile spread over gridDim.y */
     b.tiles = NT, b.ny = 1, b.fused = false;
     if ((int64_t)grid < target && ntiles > 1)
       b.tiles = 1, b.ny = rs_column_spread(target, grid, ntiles);
-    COAL_CALL((launch_kernel<T, W, V, NT, XROW, 8, 1, true>(ctx, b, grid)));
+    launch_kernel<T, W, V, NT, XROW, 8, 1, true>(ctx, b, grid);
   }
   COAL_CUDA_LAUNCH_CHECK(ctx);
   return COAL_SUCCESS;
