@@ -116,6 +116,7 @@ typedef struct {
   int waves;     /* row-split sub-groups limited by waves of CTAs (0: default, 1: never) */
   int r64;       /* row-split large launch with 64-bit row numbers (0: default, 1: always,
                     2: never) */
+  int mgw;       /* merge-based lanes per group, column tiles over gridDim.y (0: default) */
 } variant;
 
 /* cuSPARSE first in each layout: its result is the reference of the layout */
@@ -129,6 +130,10 @@ static const variant big_variants[] = {
     {.name = "rs-1plane", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .line = -1},
     {.name = "merge", .layout = 1, .kern = COAL_SPMM_MERGE},
     {.name = "merge-u8", .layout = 1, .kern = COAL_SPMM_MERGE, .ub = 8},
+    {.name = "mg-w16", .layout = 1, .kern = COAL_SPMM_MERGE, .mgw = 16},
+    {.name = "mg-w8", .layout = 1, .kern = COAL_SPMM_MERGE, .mgw = 8},
+    {.name = "mg-w4", .layout = 1, .kern = COAL_SPMM_MERGE, .mgw = 4},
+    {.name = "mg-w2", .layout = 1, .kern = COAL_SPMM_MERGE, .mgw = 2},
     {.name = "rs-nolong", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .lng = 1},
     {.name = "rs-occ1", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .occ = 1},
     {.name = "rs-occ2", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .occ = 2},
@@ -199,6 +204,7 @@ static void set_knobs(const variant *va) {
                        {COAL_SPMM_TUNE_RS_FUSE, va->fuse},
                        {COAL_SPMM_TUNE_RS_WAVES, va->waves},
                        {COAL_SPMM_TUNE_RS_ROW64, va->r64},
+                       {COAL_SPMM_TUNE_MG_W, va->mgw},
                        {COAL_SPMM_TUNE_RS_LINE, va->line < 0 ? 0 : va->line},
                        {COAL_SPMM_TUNE_RS_PLANE, va->line < 0 ? 1 : 0}};
   for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) coal_spmm_cuda_tune(kv[i][0], kv[i][1]);

@@ -81,14 +81,17 @@ enum {
   COAL_SPMM_TUNE_RS_LONG = 8,   /* row-split rows longer than this many entries get a CTA each
                                    (>= 2), 1: none (0: the default threshold) */
   COAL_SPMM_TUNE_RS_OCC = 9,    /* row-split's large launch at 5 CTAs per SM: 1 never, 2 always
-                                   (0: over grid lines, rows of mean < 8, k <= 64) */
+                                   (0: rows of mean < 8) */
   COAL_SPMM_TUNE_RS_FUSE = 10,  /* row-split long rows in the small launch's own CTAs: 1 never
                                    (a second launch), 0: when every long row is one segment */
   COAL_SPMM_TUNE_RS_WAVES = 11, /* small launches: 1 sub-groups from the longest row only, 0:
                                    fewer where they would need more waves of CTAs */
   COAL_SPMM_TUNE_RS_ROW64 = 12, /* row-split's large launch (not at 5 CTAs per SM) with 64-bit
                                    row numbers: 1 always, 2 never, 0: except at W = 8 */
-  COAL_SPMM_TUNE_NKNOBS = 13
+  COAL_SPMM_TUNE_MG_W = 13,     /* merge-based lanes per group (1..32, a power of two) with
+                                   every column tile in its own CTAs over gridDim.y, so the
+                                   GPU walks X one slice of columns at a time (0: chosen) */
+  COAL_SPMM_TUNE_NKNOBS = 14
 };
 coal_status coal_spmm_cuda_tune(int what, int value);
 

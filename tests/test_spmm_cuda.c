@@ -373,7 +373,9 @@ static void check_heights(mat_pair *M, const char *name) {
 
 /* Row-split with every number of sub-groups per row on small matrices (1, 2, 4, 8; clamped to
  * 32 lanes), and with 8 elements of X in flight instead of 16 (the large launch), also at 5
- * CTAs per SM (its other kernel): k = 8 (also with padding), 16, 32, 33. */
+ * CTAs per SM (its other kernel, which loads a row's entries one per lane at a time: rows
+ * longer than the group take several chunks): k = 8 (also with padding), 16, 32, 33, and with
+ * 5 CTAs 64 and 128 (padded) too. */
 static void check_subgroups(mat_pair *M, const char *name) {
   const int saved = only_kernel;
   if (only_kernel >= 0 && only_kernel != COAL_SPMM_ROWSPLIT) return;
@@ -388,7 +390,9 @@ static void check_subgroups(mat_pair *M, const char *name) {
              : s < 5 ? "in flight"
                      : "in flight, 5 CTAs per SM,",
              s < 4 ? 1 << s : 8);
-    compare_cases(M, nm, (1u << 6) | (1u << 7) | (1u << 8) | (1u << 9) | (1u << 12));
+    compare_cases(M, nm,
+                  (1u << 6) | (1u << 7) | (1u << 8) | (1u << 9) | (1u << 12) |
+                      (s == 5 ? (1u << 14) | (1u << 16) : 0u));
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_S, 0);
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_UB, 0);
     coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_OCC, 0);

@@ -79,7 +79,7 @@ namespace {
       lmax, lrows, nfused, alpha, beta
 
 /* The body of the column-lane kernel; two kernels below wrap it with different occupancy. */
-template <typename T, int W, int V, int NT, bool XROW, int UB, int S, bool R32>
+template <typename T, int W, int V, int NT, bool XROW, int UB, int S, bool R32, int CH = kRsChunk>
 __device__ __forceinline__ void rs_cols(RS_COLS_PARAMS) {
   constexpr int TW = W * V;             /* columns per tile */
   constexpr int GW = W * S;             /* lanes per row: S sub-groups of W lanes */
@@ -133,8 +133,8 @@ __device__ __forceinline__ void rs_cols(RS_COLS_PARAMS) {
       for (int t = 0; t < NT; t++)
 #pragma unroll
         for (int v = 0; v < V; v++) acc[t][v] = 0;
-      rs_row<T, W, V, NT, XROW, UB, S>(col, val, x, ldx, p0, len, maxlen, lane, sub, j0, k, nt,
-                                       acc);
+      rs_row<T, W, V, NT, XROW, UB, S, CH>(col, val, x, ldx, p0, len, maxlen, lane, sub, j0, k, nt,
+                                           acc);
       /* sum of the S sub-groups (all 32 lanes take part) */
 #pragma unroll
       for (int off = W; off < GW; off *= 2)
@@ -171,19 +171,24 @@ __global__ __launch_bounds__(COAL_CUDA_CTA) void rs_cols_kernel(RS_COLS_PARAMS) 
   rs_cols<T, W, V, NT, XROW, UB, S, R32>(RS_COLS_ARGS);
 }
 
-/* The same with at least kOccCtas CTAs per SM (48 registers a thread, 52 bytes spilled): the
- * launch over tiles of grid lines for short rows up to k = 64. H200, 2026-11-26, 7-point 128^3
- * at k = 32 536.8-537.2 us against 566-567 with the compiler's choice (64 registers, 4 CTAs
- * per SM), k = 64 1014.9-1016.1 against 1051-1054; not at k = 128 (2117.6 against 2056.5) nor
- * k = 8 without lines (232.8 against 217.8); the 27-point lost with it (556.9-557.4 against
- * 524-531 at k = 32, 986-990 against 926-935 at k = 64), and 6 CTAs lost on both
- * (bench/spmm_notes.md). */
+/* The same with at least kOccCtas CTAs per SM, for the large launch on short rows (mean <
+ * kOccMean), and loading a row's entries W*S at a time (one per lane; rs_row's CH) rather than
+ * 32: 48 registers a thread and nothing spilled at W = 8 and 16 (with chunks of 32 the kernel
+ * spilled 52 bytes, then 32 with 32-bit row numbers, and lost at k = 8 and 128). H200,
+ * 2026-11-26, 7-point 128^3 (bench/spmm_notes.md, sixth session): k = 32 472-484 us against
+ * 522-523 with chunks of 32, k = 64 946-953 against 1002-1012; against the 64-register kernel
+ * at 4 CTAs per SM k = 8 207 against 217, k = 16 320 against 364, k = 128 2003 against 2079.
+ * 6 CTAs (40 registers, 28 bytes spilled) lost: k = 32 490-497, k = 64 1087-1089. The
+ * 27-point (mean 26.5, four chunks of 8 a row) lost with it at every k (k = 32 546 against 487).
+ * Without grid lines only where no row is over kOccSpread times the mean: PGPgiantcompo (mean
+ * 4.6, longest row 205) at k = 128 took 32-43 us with it in one sweep against 25-33 before and
+ * 23-32 after this rule (the same variants, interleaved). */
 constexpr int kOccCtas = 5;
 constexpr double kOccMean = 8.0;
-constexpr int kOccMaxK = 64; /* measured at k = 32 and 64 */
+constexpr double kOccSpread = 4.0;
 template <typename T, int W, int V, int NT, bool XROW, int UB, int S>
 __global__ __launch_bounds__(COAL_CUDA_CTA, kOccCtas) void rs_cols_occ_kernel(RS_COLS_PARAMS) {
-  rs_cols<T, W, V, NT, XROW, UB, S, true>(RS_COLS_ARGS);
+  rs_cols<T, W, V, NT, XROW, UB, S, true, W * S>(RS_COLS_ARGS);
 }
 #undef RS_COLS_PARAMS
 #undef RS_COLS_ARGS
@@ -253,7 +258,7 @@ struct rs_args {
   unsigned nlc;         /* tiles of lines per plane (with planes) */
   unsigned ny;          /* CTAs over column passes */
   int32_t lmax;         /* rows longer than this get beta*y only (their products: spmm_long.cu) */
-  bool occ;             /* short rows: the launch over grid lines at kOccCtas CTAs per SM */
+  int occ;              /* kOccCtas CTAs a SM: rowsplit() 1 over lines, 2 any; launch: 1 on */
   int sub;              /* sub-groups per row on small matrices (0: one) */
   bool subwave;         /* sub-groups chosen by the rule: fewer where they need more waves */
   bool longtail;        /* longest row (up to lmax) over kTailRatio times the mean */
@@ -365,10 +370,10 @@ coal_status launch_cols(coal_ctx ctx, rs_args &a) {
   const bool planes = lines && a.plane >= 2 * (int64_t)a.line;
   const int gs = planes ? G / 2 : G;
   b.line = lines ? a.line : 0, b.segs = lines ? (a.line + gs - 1) / gs : 1;
-  /* more CTAs per SM: tiles of lines only (rows in order at k = 8 lost with it); RS_OCC knob:
-   * 1 never, 2 any large launch */
+  /* more CTAs per SM for short rows (rs_cols_occ_kernel): over lines, or any large launch when
+   * the rows are even (a.occ 2); RS_OCC knob: 1 never, 2 any large launch */
   const int ok = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_OCC];
-  b.occ = ok == 2 || (ok != 1 && a.occ && lines);
+  b.occ = ok == 2 || (ok != 1 && (a.occ == 2 || (a.occ == 1 && lines)));
   /* row numbers in 32 bits at W = 8 only: the compiler's code for the other widths was slower
    * with them (launch_kernel) */
   const int rk = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_ROW64];
@@ -489,15 +494,15 @@ coal_status rowsplit(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bve
   a.sub = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_S];    /* 0: chosen below */
   a.line = 0, a.segs = 1, a.plane = 0, a.nlc = 1, a.lmax = INT32_MAX;
   const double mean = A->nrows ? (double)A->nnz / (double)A->nrows : 0.0;
-  /* short rows (mean < kOccMean) up to k = kOccMaxK: the large launch over tiles of grid lines
-   * at kOccCtas CTAs per SM (launch_cols) */
-  a.occ = mean < kOccMean && a.k <= kOccMaxK;
   a.lrows = NULL, a.nlong = 0, a.fused = false;
   /* rows longer than the threshold: beta*y in the row-split kernel, then a CTA per segment
    * (spmm_long.cu); on small launches whose long rows are one segment each, those CTAs are in
    * the row-split launch itself */
   int32_t mx = 0;
   COAL_CALL(coal_mat_max_row_len_compute(A, &mx)); /* once per matrix (cached) */
+  /* short rows (mean < kOccMean): the large launch at kOccCtas CTAs per SM (launch_cols), over
+   * grid lines or, when no row is over kOccSpread times the mean, any large launch */
+  a.occ = mean >= kOccMean ? 0 : (double)mx <= kOccSpread * mean ? 2 : 1;
   const int lg = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_LONG];
   if (a.k <= kEntryMaxK) {
     const int32_t thr = lg >= 2   ? lg

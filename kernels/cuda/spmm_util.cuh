@@ -104,20 +104,22 @@ constexpr int kRsChunk = 32; /* row-split: entries of A loaded per pass of a gro
  * bounds and every shuffle are uniform over its 32 lanes. The broadcast entries (index and value,
  * shuffled once) serve all NT tiles: more tiles per lane mean fewer shuffles per multiply-add.
  * U = UB/V entries per sub-group (UB elements of X per lane) have their loads in flight together,
- * so a row takes about len/(S*U) dependent round trips. */
-template <typename T, int W, int V, int NT, bool XROW, int UB = 8, int S = 1>
+ * so a row takes about len/(S*U) dependent round trips. The entries are loaded CH at a time
+ * (CH/(S*W) per lane, held in registers while they are broadcast): kRsChunk, or S*W for short
+ * rows where registers are scarce (a row of CH or fewer entries is one chunk either way). */
+template <typename T, int W, int V, int NT, bool XROW, int UB = 8, int S = 1, int CH = kRsChunk>
 __device__ __forceinline__ void rs_row(const int32_t *__restrict__ col, const T *__restrict__ val,
                                        const T *__restrict__ x, int64_t ldx, int32_t p0, int len,
                                        int maxlen, int lane, int sub, int j0, int k, int nt,
                                        double (&acc)[NT][V]) {
-  constexpr int GW = W * S;                                /* lanes of the group */
-  constexpr int M = kRsChunk / GW;                         /* entries of a chunk held per lane */
-  constexpr int U0 = V >= UB ? 1 : UB / V;                 /* X loads in flight per sub-group */
-  constexpr int U = U0 * S > kRsChunk ? kRsChunk / S : U0; /* a step stays inside the chunk */
-  static_assert(GW <= 32 && kRsChunk % (U * S) == 0, "row-split group shape");
+  constexpr int GW = W * S;                    /* lanes of the group */
+  constexpr int M = CH / GW;                   /* entries of a chunk held per lane */
+  constexpr int U0 = V >= UB ? 1 : UB / V;     /* X loads in flight per sub-group */
+  constexpr int U = U0 * S > CH ? CH / S : U0; /* a step stays inside the chunk */
+  static_assert(GW <= 32 && CH % GW == 0 && CH % (U * S) == 0, "row-split group shape");
   constexpr int TW = W * V;
   const int gl = sub * W + lane; /* lane inside the group */
-  for (int c0 = 0; c0 < maxlen; c0 += kRsChunk) {
+  for (int c0 = 0; c0 < maxlen; c0 += CH) {
     int32_t mc[M];
     T mv[M];
 #pragma unroll
@@ -129,9 +131,9 @@ __device__ __forceinline__ void rs_row(const int32_t *__restrict__ col, const T 
         mv[m] = coal_ld_stream(val + p0 + e);
       }
     }
-    const int cn = maxlen - c0 < kRsChunk ? maxlen - c0 : kRsChunk;
+    const int cn = maxlen - c0 < CH ? maxlen - c0 : CH;
 #pragma unroll
-    for (int t0 = 0; t0 < kRsChunk; t0 += U * S) {
+    for (int t0 = 0; t0 < CH; t0 += U * S) {
       if (t0 >= cn) break; /* uniform */
       int32_t cc[U];
       double a[U];
