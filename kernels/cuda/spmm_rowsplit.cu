@@ -175,7 +175,7 @@ __global__ __launch_bounds__(COAL_CUDA_CTA) void rs_cols_kernel(RS_COLS_PARAMS) 
  * kOccMean), and loading a row's entries W*S at a time (one per lane; rs_row's CH) rather than
  * 32: 48 registers a thread and nothing spilled at W = 8 and 16 (with chunks of 32 the kernel
  * spilled 52 bytes, then 32 with 32-bit row numbers, and lost at k = 8 and 128). H200,
- * 2026-11-26, 7-point 128^3 (bench/spmm_notes.md, sixth session): k = 32 472-484 us against
+ * 2026-11-26, 7-point 128^3 (bench/spmm_notes.md, fifth session): k = 32 472-484 us against
  * 522-523 with chunks of 32, k = 64 946-953 against 1002-1012; against the 64-register kernel
  * at 4 CTAs per SM k = 8 207 against 217, k = 16 320 against 364, k = 128 2003 against 2079.
  * 6 CTAs (40 registers, 28 bytes spilled) lost: k = 32 490-497, k = 64 1087-1089. The
