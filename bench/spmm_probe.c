@@ -117,6 +117,8 @@ typedef struct {
   int r64;       /* row-split large launch with 64-bit row numbers (0: default, 1: always,
                     2: never) */
   int mgw;       /* merge-based lanes per group, column tiles over gridDim.y (0: default) */
+  int np;        /* row-split planes a CTA takes at once (0: default) */
+  int slice;     /* row-split large launch, one column tile per CTA (0: default) */
 } variant;
 
 /* cuSPARSE first in each layout: its result is the reference of the layout */
@@ -130,6 +132,10 @@ static const variant big_variants[] = {
     {.name = "rs-1plane", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .line = -1},
     {.name = "merge", .layout = 1, .kern = COAL_SPMM_MERGE},
     {.name = "merge-u8", .layout = 1, .kern = COAL_SPMM_MERGE, .ub = 8},
+    {.name = "rs-p2", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .np = 2},
+    {.name = "rs-p4", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .np = 4},
+    {.name = "rs-p8", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .np = 8},
+    {.name = "rs-slice", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .slice = 1},
     {.name = "mg-w16", .layout = 1, .kern = COAL_SPMM_MERGE, .mgw = 16},
     {.name = "mg-w8", .layout = 1, .kern = COAL_SPMM_MERGE, .mgw = 8},
     {.name = "mg-w4", .layout = 1, .kern = COAL_SPMM_MERGE, .mgw = 4},
@@ -205,6 +211,8 @@ static void set_knobs(const variant *va) {
                        {COAL_SPMM_TUNE_RS_WAVES, va->waves},
                        {COAL_SPMM_TUNE_RS_ROW64, va->r64},
                        {COAL_SPMM_TUNE_MG_W, va->mgw},
+                       {COAL_SPMM_TUNE_RS_NP, va->np},
+                       {COAL_SPMM_TUNE_RS_SLICE, va->slice},
                        {COAL_SPMM_TUNE_RS_LINE, va->line < 0 ? 0 : va->line},
                        {COAL_SPMM_TUNE_RS_PLANE, va->line < 0 ? 1 : 0}};
   for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) coal_spmm_cuda_tune(kv[i][0], kv[i][1]);

@@ -434,8 +434,8 @@ static void check_long(mat_pair *M, const char *name) {
 /* Row-split over tiles of grid lines (any stride is a permutation of the rows, so every row
  * must come out as the twin's): strides forced by the knob, the matrix's own line and ones
  * that leave partial segments, lines and tiles; the tile height (rows per group) too; and
- * tiles in two planes at once, with plane strides that are not multiples of the line, leave
- * a partial pair of planes, or exceed n. */
+ * tiles in several planes at once (the default number, 2, 4, 8), with plane strides that are
+ * not multiples of the line, leave a partial group of planes, or exceed n. */
 static void check_lines(mat_pair *M, const char *name) {
   const int saved = only_kernel;
   if (only_kernel >= 0 && only_kernel != COAL_SPMM_ROWSPLIT) return;
@@ -453,9 +453,12 @@ static void check_lines(mat_pair *M, const char *name) {
     for (size_t j = 0; j < sizeof planes / sizeof planes[0]; j++) {
       if (planes[j] > INT32_MAX || (j > 0 && planes[j] < 2 * s)) continue;
       CHECK_OK(NULL, coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_PLANE, (int)planes[j]));
+      /* planes a CTA takes at once: the default, then 2, 4 and 8 in turn */
+      const int np = (int)((i + j) % 4) == 0 ? 0 : 1 << (int)((i + j) % 4);
+      CHECK_OK(NULL, coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_NP, np));
       char nm[160];
-      snprintf(nm, sizeof nm, "%s (lines of %d, planes of %lld)", name, strides[i],
-               (long long)planes[j]);
+      snprintf(nm, sizeof nm, "%s (lines of %d, planes of %lld, %d at once)", name, strides[i],
+               (long long)planes[j], np);
       /* row-major X: k = 32, 33 (mixed, padded), 64 and 128 (padded); fewer with planes */
       compare_cases(M, nm,
                     j == 0 ? (1u << 9) | (1u << 12) | (1u << 14) | (1u << 16)
@@ -463,6 +466,7 @@ static void check_lines(mat_pair *M, const char *name) {
     }
   }
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_PLANE, 0);
+  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_NP, 0);
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LINE, 0);
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_ROWS, 0);
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_ROW64, 0);

@@ -30,8 +30,9 @@
  * (4, or 8 from k = 64) down the grid, so that X rows fetched for one line are found in L1 by
  * the next; W = k/(2V) so that both tiles of a pass are in use and G is as large as it can be.
  * With a plane stride as well (the grid's plane, coal_mat_plane_stride_compute; k <= 64), a
- * CTA takes G/2 rows of a line in each of two neighbouring planes and walks both, so that the
- * rows of X between the planes are read by both halves while in L1.
+ * CTA takes G/np rows of a line in each of np neighbouring planes (np = 2, or 4 for rows of
+ * mean >= 8) and walks them together, so that the rows of X between the planes are read by
+ * both sides while in L1.
  * Any stride is correct (the mapping covers every row once); the stride only decides speed.
  *
  * Long rows: a row-split group walks its row alone, so one long row would set the time
@@ -72,10 +73,10 @@ namespace {
   int32_t nrows, const int32_t *__restrict__ rowptr, const int32_t *__restrict__ col,              \
       const T *__restrict__ val, const T *__restrict__ x, int64_t ldx, T *__restrict__ y,          \
       int64_t ldy, bool yrow, bool yvec, int k, int rpg, int tiles, int32_t line, int segs,        \
-      int32_t plane, unsigned nlc, int32_t lmax, const int32_t *__restrict__ lrows,                \
+      int32_t plane, int np, unsigned nlc, int32_t lmax, const int32_t *__restrict__ lrows,        \
       int32_t nfused, double alpha, double beta
 #define RS_COLS_ARGS                                                                               \
-  nrows, rowptr, col, val, x, ldx, y, ldy, yrow, yvec, k, rpg, tiles, line, segs, plane, nlc,      \
+  nrows, rowptr, col, val, x, ldx, y, ldy, yrow, yvec, k, rpg, tiles, line, segs, plane, np, nlc,  \
       lmax, lrows, nfused, alpha, beta
 
 /* The body of the column-lane kernel; two kernels below wrap it with different occupancy. */
@@ -88,21 +89,21 @@ __device__ __forceinline__ void rs_cols(RS_COLS_PARAMS) {
   const int g = (int)(threadIdx.x / GW);
   /* the group's i-th row is first + i*step: G consecutive rows per step, or (line > 0) the
    * G consecutive rows of one segment of `line` rows, rpg lines in a row (a tile), or
-   * (plane > 0 too) G/2 such rows in each of two planes: rows q + i*line (q < plane) of
-   * planes 2P and 2P + 1, nlc tiles per plane */
+   * (plane > 0 too) G/np such rows in each of np planes: rows q + i*line (q < plane) of
+   * planes np*P .. np*P + np - 1, nlc tiles per plane */
   /* R32: row numbers in 32-bit unsigned arithmetic (the launcher keeps every value formed
    * below 2^32), else in 64 bits */
   typedef typename std::conditional<R32, uint32_t, int64_t>::type rowt;
   rowt first = (rowt)blockIdx.x * (rowt)(G * rpg) + (rowt)g, step = G, q = 0, qend = 1;
   bool lane_on = true;
   if (line > 0) {
-    const int gs = plane > 0 ? G / 2 : G, gg = g % gs;
+    const int gs = plane > 0 ? G / np : G, gg = g % gs;
     const rowt off = (rowt)(blockIdx.x % (unsigned)segs) * (rowt)gs + (rowt)gg;
     const unsigned tile = blockIdx.x / (unsigned)segs;
     lane_on = off < (rowt)line, step = (rowt)line;
     if (plane > 0) {
       q = (rowt)(tile % nlc) * (rowt)rpg * (rowt)line + off, qend = (rowt)plane;
-      first = (rowt)(tile / nlc) * 2 * (rowt)plane + (rowt)(g / gs) * (rowt)plane + q;
+      first = (rowt)(tile / nlc) * (rowt)np * (rowt)plane + (rowt)(g / gs) * (rowt)plane + q;
     } else {
       first = (rowt)tile * (rowt)rpg * (rowt)line + off;
     }
@@ -195,7 +196,7 @@ __global__ __launch_bounds__(COAL_CUDA_CTA, kOccCtas) void rs_cols_occ_kernel(RS
 
 constexpr int kEntryMaxK = 4;  /* entry lanes are used for k <= kEntryMaxK */
 constexpr int kLineMinK = 32;  /* tiles of grid lines from this k */
-constexpr int kPlaneMaxK = 64; /* two planes at once up to this k (measured at 32 and 64) */
+constexpr int kPlaneMaxK = 64; /* several planes at once up to this k (measured at 32, 64) */
 
 template <typename T, bool XROW>
 __device__ __forceinline__ void entry_fma(const T *__restrict__ x, int64_t ldx, int k, int32_t c,
@@ -253,8 +254,9 @@ struct rs_args {
   bool yrow, yvec;
   int k, rpg, tiles;
   int32_t line;         /* grid-line stride for tiles of lines (0: consecutive rows) */
-  int segs;             /* segments of G rows (G/2 with planes) per line */
-  int32_t plane;        /* grid-plane stride: tiles of lines in two planes at once (0: one plane) */
+  int segs;             /* segments of G rows (G/np with planes) per line */
+  int32_t plane;        /* grid-plane stride: tiles of lines in np planes at once (0: one plane) */
+  int np;               /* planes a CTA takes at once (with plane) */
   unsigned nlc;         /* tiles of lines per plane (with planes) */
   unsigned ny;          /* CTAs over column passes */
   int32_t lmax;         /* rows longer than this get beta*y only (their products: spmm_long.cu) */
@@ -298,8 +300,8 @@ void launch_kernel(coal_ctx ctx, const rs_args &b, unsigned grid) {
   const int32_t nf = b.fused ? b.nlong : 0;
   kern<<<dim3(grid + (unsigned)nf, b.ny), COAL_CUDA_CTA, 0, coal_stream(ctx)>>>(
       b.nrows, b.rowptr, b.col, (const T *)b.val, (const T *)b.x, b.ldx, (T *)b.y, b.ldy, b.yrow,
-      b.yvec, b.k, b.rpg, b.tiles, b.line, b.segs, b.plane, b.nlc, b.lmax, b.lrows, nf, b.alpha,
-      b.beta);
+      b.yvec, b.k, b.rpg, b.tiles, b.line, b.segs, b.plane, b.np, b.nlc, b.lmax, b.lrows, nf,
+      b.alpha, b.beta);
 }
 
 /* CTAs of the small row-split kernel resident on the GPU at once (occupancy queried once). */
@@ -336,7 +338,7 @@ void launch_small(coal_ctx ctx, rs_args &a, rs_args b, int s) {
   const int64_t ntiles = (b.k + W * V - 1) / (W * V);
   const unsigned grid = coal_cuda_grid(b.nrows, (int64_t)(COAL_CUDA_CTA / (W * s)) * b.rpg);
   b.tiles = 1, b.ny = rs_column_spread(rs_target(ctx), grid, ntiles);
-  b.line = 0, b.segs = 1, b.plane = 0, b.nlc = 1;
+  b.line = 0, b.segs = 1, b.plane = 0, b.np = 1, b.nlc = 1;
   /* the long rows (each of one segment) in CTAs of this launch */
   b.fused = a.fused = b.lrows != NULL && b.nlong > 0;
   if constexpr (SUB && W <= 4)
@@ -362,13 +364,20 @@ coal_status launch_cols(coal_ctx ctx, rs_args &a) {
   if (b.rpg <= 0) b.rpg = lines ? (a.k >= 64 ? 8 : 4) : large ? 4 : 1;
   /* rs_cols forms row numbers in 32 bits: over lines and planes they reach less than
    * nrows + 4*plane + (2*rpg + 1)*line + G*rpg; lines only where that stays below 2^32 */
-  if (lines && (int64_t)a.nrows + 4 * (int64_t)a.plane + (2 * (int64_t)b.rpg + 2) * a.line +
+  /* planes a CTA takes at once (at least 4 rows in each): 4 for rows of mean >= kOccMean, 2
+   * for shorter ones (H200, 2026-11-26, bench/spmm_notes.md: 27-point k = 32 478.5-479.1 us
+   * with 4 against 490.6-491.1 with 2, k = 64 914.1-922.0 against 930.4-939.1; 7-point k = 32
+   * 491.1-494.0 against 468.0-474.8); the RS_NP knob forces 2, 4 or 8 */
+  const int pkn = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_NP];
+  int np = pkn == 2 || pkn == 4 || pkn == 8 ? pkn : a.occ == 0 ? 4 : 2;
+  while (np > 2 && G / np < 4) np /= 2;
+  if (lines && (int64_t)a.nrows + 2 * np * (int64_t)a.plane + (2 * (int64_t)b.rpg + 2) * a.line +
                        2 * (int64_t)G * b.rpg >=
                    ((int64_t)1 << 32))
     lines = false;
-  /* two planes at once: a plane at least two lines long */
+  /* np planes at once: a plane at least two lines long */
   const bool planes = lines && a.plane >= 2 * (int64_t)a.line;
-  const int gs = planes ? G / 2 : G;
+  const int gs = planes ? G / np : G;
   b.line = lines ? a.line : 0, b.segs = lines ? (a.line + gs - 1) / gs : 1;
   /* more CTAs per SM for short rows (rs_cols_occ_kernel): over lines, or any large launch when
    * the rows are even (a.occ 2); RS_OCC knob: 1 never, 2 any large launch */
@@ -378,10 +387,10 @@ coal_status launch_cols(coal_ctx ctx, rs_args &a) {
    * with them (launch_kernel) */
   const int rk = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_ROW64];
   b.row64 = rk == 1 || (rk == 0 && W != 8);
-  b.plane = planes ? a.plane : 0;
+  b.plane = planes ? a.plane : 0, b.np = planes ? np : 1;
   b.nlc = planes ? coal_cuda_grid(((int64_t)a.plane + a.line - 1) / a.line, b.rpg) : 1;
   const unsigned grid =
-      planes  ? (unsigned)b.segs * b.nlc * coal_cuda_grid(a.nrows, 2 * (int64_t)a.plane)
+      planes  ? (unsigned)b.segs * b.nlc * coal_cuda_grid(a.nrows, np * (int64_t)a.plane)
       : lines ? (unsigned)b.segs * coal_cuda_grid((a.nrows + a.line - 1) / a.line, b.rpg)
               : coal_cuda_grid(a.nrows, (int64_t)G * b.rpg);
   if (!lines && (int64_t)grid < target && coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_UB] != 8) {
@@ -391,6 +400,7 @@ coal_status launch_cols(coal_ctx ctx, rs_args &a) {
     b.tiles = NT, b.ny = 1, b.fused = false;
     if ((int64_t)grid < target && ntiles > 1)
       b.tiles = 1, b.ny = rs_column_spread(target, grid, ntiles);
+    if (coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_SLICE] == 1) b.tiles = 1, b.ny = (unsigned)ntiles;
     launch_kernel<T, W, V, NT, XROW, 8, 1, true>(ctx, b, grid);
   }
   COAL_CUDA_LAUNCH_CHECK(ctx);
@@ -569,14 +579,14 @@ coal_status rowsplit(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bve
    * k = 128: 2235 against 2666 and 2367 against 2346. Not below k = 32: the 27-point at k = 8
    * took 261 us in lines against 224 (bench/spmm_notes.md). The knob forces a stride (any k).
    * With a plane stride too (k <= kPlaneMaxK), a CTA takes G/2 rows of a line in each of two
-   * neighbouring planes, which share the rows of X between them: H200, 2026-11-26, k = 32:
-   * 27-point 620.7 us against 663.4 (one plane), 7-point 591.6 against 598.0; k = 64: 1213.1
-   * against 1374.6 and 1108.6 against 1152.0. Not measured at k = 128, where a CTA step holds
-   * only 8 rows (4 per plane): one plane there. The plane knob forces one (with a forced line).
-   * With 32-bit offsets into X (load_x; H200, 2026-11-26): k = 32 7-point 565-574 us, 27-point
-   * 523 us; k = 64 1056 and 927 us. Tried and slower: the next row's entries loaded during a
-   * row's products, into registers (80 registers, 3 CTAs per SM) or into shared memory
-   * (cp.async; the carve-out leaves less L1 for X): bench/spmm_notes.md. */
+   * neighbouring planes (np, set in launch_cols: 4 now for longer rows), which share the rows of X
+   * between them: H200, 2026-11-26, k = 32: 27-point 620.7 us against 663.4 (one plane), 7-point
+   * 591.6 against 598.0; k = 64: 1213.1 against 1374.6 and 1108.6 against 1152.0. Not measured at k
+   * = 128, where a CTA step holds only 8 rows (4 per plane): one plane there. The plane knob forces
+   * one (with a forced line). With 32-bit offsets into X (load_x; H200, 2026-11-26): k = 32 7-point
+   * 565-574 us, 27-point 523 us; k = 64 1056 and 927 us. Tried and slower: the next row's entries
+   * loaded during a row's products, into registers (80 registers, 3 CTAs per SM) or into shared
+   * memory (cp.async; the carve-out leaves less L1 for X): bench/spmm_notes.md. */
   const int lk = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_LINE];
   const int pk = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_PLANE];
   if (lk > 1) {
