@@ -92,7 +92,7 @@ enum {
                                    every column tile in its own CTAs over gridDim.y, so the
                                    GPU walks X one slice of columns at a time (0: chosen) */
   COAL_SPMM_TUNE_RS_NP = 14,    /* row-split's tiles of lines: planes a CTA takes at once, 2,
-                                        4 or 8 (0: 4 for rows of mean >= 8, else 2) */
+                                   4 or 8 (0: 4 for rows of mean >= 8, else 2) */
   COAL_SPMM_TUNE_RS_SLICE = 15, /* row-split's large launch: 1 one tile of columns per CTA,
                                    the tiles over gridDim.y (0: two tiles a pass) */
   COAL_SPMM_TUNE_NKNOBS = 16

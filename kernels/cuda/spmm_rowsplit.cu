@@ -362,8 +362,6 @@ coal_status launch_cols(coal_ctx ctx, rs_args &a) {
    * walks rpg lines of one segment of G rows */
   bool lines = a.line >= G && (large || coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_LINE] > 1);
   if (b.rpg <= 0) b.rpg = lines ? (a.k >= 64 ? 8 : 4) : large ? 4 : 1;
-  /* rs_cols forms row numbers in 32 bits: over lines and planes they reach less than
-   * nrows + 4*plane + (2*rpg + 1)*line + G*rpg; lines only where that stays below 2^32 */
   /* planes a CTA takes at once (at least 4 rows in each): 4 for rows of mean >= kOccMean, 2
    * for shorter ones (H200, 2026-11-26, bench/spmm_notes.md: 27-point k = 32 478.5-479.1 us
    * with 4 against 490.6-491.1 with 2, k = 64 914.1-922.0 against 930.4-939.1; 7-point k = 32
@@ -371,6 +369,8 @@ coal_status launch_cols(coal_ctx ctx, rs_args &a) {
   const int pkn = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_NP];
   int np = pkn == 2 || pkn == 4 || pkn == 8 ? pkn : a.occ == 0 ? 4 : 2;
   while (np > 2 && G / np < 4) np /= 2;
+  /* rs_cols forms row numbers in 32 bits: over lines and planes they reach less than
+   * nrows + 2*np*plane + (2*rpg + 1)*line + G*rpg; lines only where that stays below 2^32 */
   if (lines && (int64_t)a.nrows + 2 * np * (int64_t)a.plane + (2 * (int64_t)b.rpg + 2) * a.line +
                        2 * (int64_t)G * b.rpg >=
                    ((int64_t)1 << 32))
@@ -579,14 +579,15 @@ coal_status rowsplit(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bve
    * k = 128: 2235 against 2666 and 2367 against 2346. Not below k = 32: the 27-point at k = 8
    * took 261 us in lines against 224 (bench/spmm_notes.md). The knob forces a stride (any k).
    * With a plane stride too (k <= kPlaneMaxK), a CTA takes G/2 rows of a line in each of two
-   * neighbouring planes (np, set in launch_cols: 4 now for longer rows), which share the rows of X
-   * between them: H200, 2026-11-26, k = 32: 27-point 620.7 us against 663.4 (one plane), 7-point
-   * 591.6 against 598.0; k = 64: 1213.1 against 1374.6 and 1108.6 against 1152.0. Not measured at k
-   * = 128, where a CTA step holds only 8 rows (4 per plane): one plane there. The plane knob forces
-   * one (with a forced line). With 32-bit offsets into X (load_x; H200, 2026-11-26): k = 32 7-point
-   * 565-574 us, 27-point 523 us; k = 64 1056 and 927 us. Tried and slower: the next row's entries
-   * loaded during a row's products, into registers (80 registers, 3 CTAs per SM) or into shared
-   * memory (cp.async; the carve-out leaves less L1 for X): bench/spmm_notes.md. */
+   * neighbouring planes, which share the rows of X between them: H200, 2026-11-26, k = 32:
+   * 27-point 620.7 us against 663.4 (one plane), 7-point 591.6 against 598.0; k = 64: 1213.1
+   * against 1374.6 and 1108.6 against 1152.0 (4 planes for rows of mean >= 8 since: np in
+   * launch_cols). Not measured at k = 128, where a CTA step holds only 8 rows (4 per plane):
+   * one plane there. The plane knob forces one (with a forced line). With 32-bit offsets into
+   * X (load_x; H200, 2026-11-26): k = 32 7-point 565-574 us, 27-point 523 us; k = 64 1056 and
+   * 927 us. Tried and slower: the next row's entries loaded during a row's products, into
+   * registers (80 registers, 3 CTAs per SM) or into shared memory (cp.async; the carve-out
+   * leaves less L1 for X): bench/spmm_notes.md. */
   const int lk = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_LINE];
   const int pk = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_PLANE];
   if (lk > 1) {
