@@ -25,19 +25,23 @@ __global__ __launch_bounds__(COAL_CUDA_CTA) void csr_vector_kernel(
   double sum = 0; /* double for both dtypes, as the host twin */
   if (row < nrows) {
     const int32_t p0 = coal_ld_ro(rowptr + row), p1 = coal_ld_ro(rowptr + row + 1);
-    int32_t p = p0 + lane;
-    /* four independent entries per lane in flight for long rows */
-    for (; p + 3 * W < p1; p += 4 * W) {
-      int32_t c0 = coal_ld_stream(col + p), c1 = coal_ld_stream(col + p + W);
-      int32_t c2 = coal_ld_stream(col + p + 2 * W), c3 = coal_ld_stream(col + p + 3 * W);
-      T v0 = coal_ld_stream(val + p), v1 = coal_ld_stream(val + p + W);
-      T v2 = coal_ld_stream(val + p + 2 * W), v3 = coal_ld_stream(val + p + 3 * W);
-      const double s01 = (double)v0 * coal_ld_ro(x + c0) + (double)v1 * coal_ld_ro(x + c1);
-      const double s23 = (double)v2 * coal_ld_ro(x + c2) + (double)v3 * coal_ld_ro(x + c3);
-      sum += s01 + s23;
+    /* up to four entries per lane in flight in every step, the last step predicated: rows of
+     * W..4W entries take one round of gathers rather than one per W entries */
+    for (int32_t p = p0 + lane; p < p1; p += 4 * W) {
+      int32_t c[4];
+      T v[4];
+#pragma unroll
+      for (int j = 0; j < 4; j++) {
+        const bool on = p + j * W < p1;
+        c[j] = on ? coal_ld_stream(col + p + j * W) : 0;
+        v[j] = on ? coal_ld_stream(val + p + j * W) : T(0);
+      }
+      double xs[4];
+#pragma unroll
+      for (int j = 0; j < 4; j++) xs[j] = p + j * W < p1 ? (double)coal_ld_ro(x + c[j]) : 0.0;
+      sum += ((double)v[0] * xs[0] + (double)v[1] * xs[1]) +
+             ((double)v[2] * xs[2] + (double)v[3] * xs[3]);
     }
-    for (; p < p1; p += W)
-      sum += (double)coal_ld_stream(val + p) * coal_ld_ro(x + coal_ld_stream(col + p));
   }
   /* every lane of the warp reaches the shuffles (rows past the end contribute 0) */
 #pragma unroll
