@@ -95,9 +95,7 @@ enum {
                                    4 or 8 (0: 4 for rows of mean >= 8, else 2) */
   COAL_SPMM_TUNE_RS_SLICE = 15, /* row-split's large launch: 1 one tile of columns per CTA,
                                    the tiles over gridDim.y (0: two tiles a pass) */
-  COAL_SPMM_TUNE_RS_STAGE = 16, /* row-split's tiles of lines in planes: 2 the CTA's rows of X
-                                   staged in shared memory, 1 never (0: chosen) */
-  COAL_SPMM_TUNE_NKNOBS = 17
+  COAL_SPMM_TUNE_NKNOBS = 16
 };
 coal_status coal_spmm_cuda_tune(int what, int value);
 

@@ -456,12 +456,9 @@ static void check_lines(mat_pair *M, const char *name) {
       /* planes a CTA takes at once: the default, then 2, 4 and 8 in turn */
       const int np = (int)((i + j) % 4) == 0 ? 0 : 1 << (int)((i + j) % 4);
       CHECK_OK(NULL, coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_NP, np));
-      /* rows of X staged in shared memory (spmm_stage.cuh): forced, never, the default */
-      const int st = (int)((i + j) % 3);
-      CHECK_OK(NULL, coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_STAGE, st == 0 ? 2 : st == 1 ? 1 : 0));
       char nm[160];
-      snprintf(nm, sizeof nm, "%s (lines of %d, planes of %lld, %d at once, stage %d)", name,
-               strides[i], (long long)planes[j], np, st);
+      snprintf(nm, sizeof nm, "%s (lines of %d, planes of %lld, %d at once)", name, strides[i],
+               (long long)planes[j], np);
       /* row-major X: k = 32, 33 (mixed, padded), 64 and 128 (padded); fewer with planes */
       compare_cases(M, nm,
                     j == 0 ? (1u << 9) | (1u << 12) | (1u << 14) | (1u << 16)
@@ -470,7 +467,6 @@ static void check_lines(mat_pair *M, const char *name) {
   }
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_PLANE, 0);
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_NP, 0);
-  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_STAGE, 0);
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LINE, 0);
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_ROWS, 0);
   coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_ROW64, 0);

@@ -60,7 +60,6 @@
  */
 #include "../bench.h"
 #include "spmm_long.cuh"
-#include "spmm_stage.cuh"
 
 #include <type_traits>
 
@@ -198,7 +197,6 @@ __global__ __launch_bounds__(COAL_CUDA_CTA, kOccCtas) void rs_cols_occ_kernel(RS
 constexpr int kEntryMaxK = 4;  /* entry lanes are used for k <= kEntryMaxK */
 constexpr int kLineMinK = 32;  /* tiles of grid lines from this k */
 constexpr int kPlaneMaxK = 64; /* several planes at once up to this k (measured at 32, 64) */
-constexpr size_t kStageMaxBytes = 64 * 1024; /* the staged kernel's shared memory, at most */
 
 template <typename T, bool XROW>
 __device__ __forceinline__ void entry_fma(const T *__restrict__ x, int64_t ldx, int k, int32_t c,
@@ -248,7 +246,7 @@ __global__ __launch_bounds__(COAL_CUDA_CTA) void rs_entries_kernel(
 }
 
 struct rs_args {
-  int32_t nrows, ncols;
+  int32_t nrows;
   const int32_t *rowptr, *col;
   const void *val, *x;
   void *y;
@@ -352,26 +350,6 @@ void launch_small(coal_ctx ctx, rs_args &a, rs_args b, int s) {
   launch_kernel<T, W, V, 1, XROW, 16, 1>(ctx, b, grid);
 }
 
-/* The staged kernel (spmm_stage.cuh) for tiles of lines in planes, every column in one pass:
- * the 5-CTA shape (chunks of W entries) when b.occ, else 4 CTAs an SM (chunks of 32). smem:
- * the brick's rows of X in bytes. */
-template <typename T, int W, int V, int NT>
-coal_status launch_stage(coal_ctx ctx, const rs_args &b, unsigned grid, size_t smem) {
-  auto kern =
-      b.occ ? rs_stage_kernel<T, W, V, NT, W, kOccCtas> : rs_stage_kernel<T, W, V, NT, kRsChunk, 4>;
-  COAL_CUDA_CALL(
-      ctx, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-  rs_brick br;
-  br.line = (uint32_t)b.line, br.plane = (uint32_t)b.plane, br.span = (uint32_t)b.np * br.plane;
-  br.gs = COAL_CUDA_CTA / W / b.np, br.rpg = b.rpg;
-  br.rline = 1.0f / (float)b.line, br.rplane = 1.0f / (float)b.plane;
-  kern<<<grid, COAL_CUDA_CTA, smem, coal_stream(ctx)>>>(
-      b.nrows, b.ncols, b.rowptr, b.col, (const T *)b.val, (const T *)b.x, b.ldx, (T *)b.y, b.ldy,
-      b.yrow, b.yvec, b.k, br, b.segs, b.nlc, b.lmax, b.alpha, b.beta);
-  COAL_CUDA_LAUNCH_CHECK(ctx);
-  return COAL_SUCCESS;
-}
-
 template <typename T, int W, int V, int NT, bool XROW>
 coal_status launch_cols(coal_ctx ctx, rs_args &a) {
   constexpr int G = COAL_CUDA_CTA / W;
@@ -423,13 +401,6 @@ coal_status launch_cols(coal_ctx ctx, rs_args &a) {
     if ((int64_t)grid < target && ntiles > 1)
       b.tiles = 1, b.ny = rs_column_spread(target, grid, ntiles);
     if (coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_SLICE] == 1) b.tiles = 1, b.ny = (unsigned)ntiles;
-    /* the brick's rows of X staged in shared memory (spmm_stage.cuh): planes, one pass */
-    if constexpr (XROW && V * sizeof(T) == 16) {
-      const size_t smem = (size_t)G * b.rpg * a.k * sizeof(T);
-      const int sk = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_STAGE];
-      if (planes && b.ny == 1 && ntiles <= NT && smem <= kStageMaxBytes && sk == 2)
-        return launch_stage<T, W, V, NT>(ctx, b, grid, smem);
-    }
     launch_kernel<T, W, V, NT, XROW, 8, 1, true>(ctx, b, grid);
   }
   COAL_CUDA_LAUNCH_CHECK(ctx);
@@ -525,8 +496,7 @@ coal_status rowsplit(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bve
    * addresses X with 64-bit offsets */
   if (!xrow_stride_ok(X, es)) return coal_spmm_merge_cuda(A, alpha, X, beta, Y);
   rs_args a;
-  a.nrows = A->nrows, a.ncols = A->ncols, a.rowptr = d->rowptr, a.col = d->colind,
-  a.val = d->values;
+  a.nrows = A->nrows, a.rowptr = d->rowptr, a.col = d->colind, a.val = d->values;
   a.x = X->data, a.y = Y->data, a.ldx = X->ld, a.ldy = Y->ld;
   a.yrow = Y->layout == COAL_ROW_MAJOR, a.yvec = false;
   a.k = (int)X->k, a.alpha = alpha, a.beta = beta, a.tiles = 2, a.ny = 1;
