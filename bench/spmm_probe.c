@@ -119,7 +119,6 @@ typedef struct {
   int mgw;       /* merge-based lanes per group, column tiles over gridDim.y (0: default) */
   int np;        /* row-split planes a CTA takes at once (0: default) */
   int slice;     /* row-split large launch, one column tile per CTA (0: default) */
-  int zc;        /* row-split tiles in neighbouring plane groups (RS_ZC knob, 0: default) */
   int optin;     /* a measured-and-dropped experiment: timed only when SPMM_PROBE_ONLY names it */
 } variant;
 
@@ -137,11 +136,6 @@ static const variant big_variants[] = {
     {.name = "rs-p2", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .np = 2},
     {.name = "rs-p4", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .np = 4},
     {.name = "rs-p8", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .np = 8, .optin = 1},
-    {.name = "rs-zc2", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .zc = 2},
-    {.name = "rs-zc4", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .zc = 4},
-    {.name = "rs-zc8", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .zc = 8},
-    {.name = "rs-zo2", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .zc = 102},
-    {.name = "rs-zo4", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .zc = 104},
     {.name = "rs-slice", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .slice = 1, .optin = 1},
     {.name = "mg-w16", .layout = 1, .kern = COAL_SPMM_MERGE, .mgw = 16, .optin = 1},
     {.name = "mg-w8", .layout = 1, .kern = COAL_SPMM_MERGE, .mgw = 8, .optin = 1},
@@ -220,7 +214,6 @@ static void set_knobs(const variant *va) {
                        {COAL_SPMM_TUNE_MG_W, va->mgw},
                        {COAL_SPMM_TUNE_RS_NP, va->np},
                        {COAL_SPMM_TUNE_RS_SLICE, va->slice},
-                       {COAL_SPMM_TUNE_RS_ZC, va->zc},
                        {COAL_SPMM_TUNE_RS_LINE, va->line < 0 ? 0 : va->line},
                        {COAL_SPMM_TUNE_RS_PLANE, va->line < 0 ? 1 : 0}};
   for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) coal_spmm_cuda_tune(kv[i][0], kv[i][1]);

@@ -95,10 +95,7 @@ enum {
                                    4 or 8 (0: 4 for rows of mean >= 8, else 2) */
   COAL_SPMM_TUNE_RS_SLICE = 15, /* row-split's large launch: 1 one tile of columns per CTA,
                                    the tiles over gridDim.y (0: two tiles a pass) */
-  COAL_SPMM_TUNE_RS_ZC = 16,    /* row-split's tiles of lines in planes: c (2, 4, 8) CTAs take
-                                   one tile in c neighbouring groups of planes, as a cluster;
-                                   c + 100: the same without the cluster (0: none) */
-  COAL_SPMM_TUNE_NKNOBS = 17
+  COAL_SPMM_TUNE_NKNOBS = 16
 };
 coal_status coal_spmm_cuda_tune(int what, int value);
 

@@ -73,11 +73,11 @@ namespace {
   int32_t nrows, const int32_t *__restrict__ rowptr, const int32_t *__restrict__ col,              \
       const T *__restrict__ val, const T *__restrict__ x, int64_t ldx, T *__restrict__ y,          \
       int64_t ldy, bool yrow, bool yvec, int k, int rpg, int tiles, int32_t line, int segs,        \
-      int32_t plane, int np, unsigned nlc, unsigned zc, int32_t lmax,                              \
-      const int32_t *__restrict__ lrows, int32_t nfused, double alpha, double beta
+      int32_t plane, int np, unsigned nlc, int32_t lmax, const int32_t *__restrict__ lrows,        \
+      int32_t nfused, double alpha, double beta
 #define RS_COLS_ARGS                                                                               \
   nrows, rowptr, col, val, x, ldx, y, ldy, yrow, yvec, k, rpg, tiles, line, segs, plane, np, nlc,  \
-      zc, lmax, lrows, nfused, alpha, beta
+      lmax, lrows, nfused, alpha, beta
 
 /* The body of the column-lane kernel; two kernels below wrap it with different occupancy. */
 template <typename T, int W, int V, int NT, bool XROW, int UB, int S, bool R32, int CH = kRsChunk>
@@ -98,16 +98,12 @@ __device__ __forceinline__ void rs_cols(RS_COLS_PARAMS) {
   bool lane_on = true;
   if (line > 0) {
     const int gs = plane > 0 ? G / np : G, gg = g % gs;
-    /* zc > 1 (planes only): zc consecutive CTAs take the same tile in zc neighbouring groups
-     * of np planes */
-    const unsigned zi = blockIdx.x % zc, bid = blockIdx.x / zc;
-    const rowt off = (rowt)(bid % (unsigned)segs) * (rowt)gs + (rowt)gg;
-    const unsigned tile = bid / (unsigned)segs;
+    const rowt off = (rowt)(blockIdx.x % (unsigned)segs) * (rowt)gs + (rowt)gg;
+    const unsigned tile = blockIdx.x / (unsigned)segs;
     lane_on = off < (rowt)line, step = (rowt)line;
     if (plane > 0) {
       q = (rowt)(tile % nlc) * (rowt)rpg * (rowt)line + off, qend = (rowt)plane;
-      first = ((rowt)(tile / nlc) * (rowt)zc + (rowt)zi) * (rowt)np * (rowt)plane +
-              (rowt)(g / gs) * (rowt)plane + q;
+      first = (rowt)(tile / nlc) * (rowt)np * (rowt)plane + (rowt)(g / gs) * (rowt)plane + q;
     } else {
       first = (rowt)tile * (rowt)rpg * (rowt)line + off;
     }
@@ -262,8 +258,6 @@ struct rs_args {
   int32_t plane;        /* grid-plane stride: tiles of lines in np planes at once (0: one plane) */
   int np;               /* planes a CTA takes at once (with plane) */
   unsigned nlc;         /* tiles of lines per plane (with planes) */
-  unsigned zc;          /* CTAs taking one tile in neighbouring groups of planes (1: none) */
-  bool cluster;         /* those CTAs launched as one thread-block cluster */
   unsigned ny;          /* CTAs over column passes */
   int32_t lmax;         /* rows longer than this get beta*y only (their products: spmm_long.cu) */
   int occ;              /* kOccCtas CTAs a SM: rowsplit() 1 over lines, 2 any; launch: 1 on */
@@ -304,22 +298,9 @@ void launch_kernel(coal_ctx ctx, const rs_args &b, unsigned grid) {
       kern = rs_cols_kernel<T, W, V, NT, XROW, UB, S, false>;
   }
   const int32_t nf = b.fused ? b.nlong : 0;
-  if (b.cluster) {
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute at[1];
-    at[0].id = cudaLaunchAttributeClusterDimension;
-    at[0].val.clusterDim.x = b.zc, at[0].val.clusterDim.y = 1, at[0].val.clusterDim.z = 1;
-    cfg.gridDim = dim3(grid, b.ny), cfg.blockDim = dim3(COAL_CUDA_CTA);
-    cfg.stream = coal_stream(ctx), cfg.attrs = at, cfg.numAttrs = 1;
-    (void)cudaLaunchKernelEx(&cfg, kern, b.nrows, b.rowptr, b.col, (const T *)b.val, (const T *)b.x,
-                             b.ldx, (T *)b.y, b.ldy, b.yrow, b.yvec, b.k, b.rpg, b.tiles, b.line,
-                             b.segs, b.plane, b.np, b.nlc, b.zc, b.lmax, b.lrows, nf, b.alpha,
-                             b.beta);
-    return;
-  }
   kern<<<dim3(grid + (unsigned)nf, b.ny), COAL_CUDA_CTA, 0, coal_stream(ctx)>>>(
       b.nrows, b.rowptr, b.col, (const T *)b.val, (const T *)b.x, b.ldx, (T *)b.y, b.ldy, b.yrow,
-      b.yvec, b.k, b.rpg, b.tiles, b.line, b.segs, b.plane, b.np, b.nlc, b.zc, b.lmax, b.lrows, nf,
+      b.yvec, b.k, b.rpg, b.tiles, b.line, b.segs, b.plane, b.np, b.nlc, b.lmax, b.lrows, nf,
       b.alpha, b.beta);
 }
 
@@ -357,7 +338,7 @@ void launch_small(coal_ctx ctx, rs_args &a, rs_args b, int s) {
   const int64_t ntiles = (b.k + W * V - 1) / (W * V);
   const unsigned grid = coal_cuda_grid(b.nrows, (int64_t)(COAL_CUDA_CTA / (W * s)) * b.rpg);
   b.tiles = 1, b.ny = rs_column_spread(rs_target(ctx), grid, ntiles);
-  b.line = 0, b.segs = 1, b.plane = 0, b.np = 1, b.nlc = 1, b.zc = 1, b.cluster = false;
+  b.line = 0, b.segs = 1, b.plane = 0, b.np = 1, b.nlc = 1;
   /* the long rows (each of one segment) in CTAs of this launch */
   b.fused = a.fused = b.lrows != NULL && b.nlong > 0;
   if constexpr (SUB && W <= 4)
@@ -388,15 +369,10 @@ coal_status launch_cols(coal_ctx ctx, rs_args &a) {
   const int pkn = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_NP];
   int np = pkn == 2 || pkn == 4 || pkn == 8 ? pkn : a.occ == 0 ? 4 : 2;
   while (np > 2 && G / np < 4) np /= 2;
-  /* zc CTAs on one tile in neighbouring groups of planes (RS_ZC knob: c = 2, 4, 8 as a
-   * cluster, c + 100 without) */
-  const int zk = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_ZC];
-  const int zc = zk == 2 || zk == 4 || zk == 8 ? zk : zk > 100 ? zk - 100 : 1;
   /* rs_cols forms row numbers in 32 bits: over lines and planes they reach less than
-   * nrows + (2 + zc)*np*plane + (2*rpg + 1)*line + G*rpg; lines only where that stays below
-   * 2^32 */
-  if (lines && (int64_t)a.nrows + (2 + zc) * np * (int64_t)a.plane +
-                       (2 * (int64_t)b.rpg + 2) * a.line + 2 * (int64_t)G * b.rpg >=
+   * nrows + 2*np*plane + (2*rpg + 1)*line + G*rpg; lines only where that stays below 2^32 */
+  if (lines && (int64_t)a.nrows + 2 * np * (int64_t)a.plane + (2 * (int64_t)b.rpg + 2) * a.line +
+                       2 * (int64_t)G * b.rpg >=
                    ((int64_t)1 << 32))
     lines = false;
   /* np planes at once: a plane at least two lines long */
@@ -413,10 +389,8 @@ coal_status launch_cols(coal_ctx ctx, rs_args &a) {
   b.row64 = rk == 1 || (rk == 0 && W != 8);
   b.plane = planes ? a.plane : 0, b.np = planes ? np : 1;
   b.nlc = planes ? coal_cuda_grid(((int64_t)a.plane + a.line - 1) / a.line, b.rpg) : 1;
-  b.zc = planes ? (unsigned)zc : 1, b.cluster = planes && zc > 1 && zk < 100;
   const unsigned grid =
-      planes ? (unsigned)b.segs * b.nlc * b.zc *
-                   coal_cuda_grid(coal_cuda_grid(a.nrows, np * (int64_t)a.plane), b.zc)
+      planes  ? (unsigned)b.segs * b.nlc * coal_cuda_grid(a.nrows, np * (int64_t)a.plane)
       : lines ? (unsigned)b.segs * coal_cuda_grid((a.nrows + a.line - 1) / a.line, b.rpg)
               : coal_cuda_grid(a.nrows, (int64_t)G * b.rpg);
   if (!lines && (int64_t)grid < target && coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_UB] != 8) {
@@ -528,8 +502,7 @@ coal_status rowsplit(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bve
   a.k = (int)X->k, a.alpha = alpha, a.beta = beta, a.tiles = 2, a.ny = 1;
   a.rpg = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_ROWS]; /* 0: chosen at launch */
   a.sub = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_S];    /* 0: chosen below */
-  a.line = 0, a.segs = 1, a.plane = 0, a.nlc = 1, a.zc = 1, a.cluster = false;
-  a.lmax = INT32_MAX;
+  a.line = 0, a.segs = 1, a.plane = 0, a.nlc = 1, a.lmax = INT32_MAX;
   const double mean = A->nrows ? (double)A->nnz / (double)A->nrows : 0.0;
   a.lrows = NULL, a.nlong = 0, a.fused = false;
   /* rows longer than the threshold: beta*y in the row-split kernel, then a CTA per segment
