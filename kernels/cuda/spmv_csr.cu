@@ -2,9 +2,10 @@
  *
  * y[i] = alpha * sum_{p in row i} val[p] * x[col[p]] + beta * y[i]
  *
- * Lanes of a sub-warp read consecutive entries of their row (coalesced val/col), gather x,
- * and reduce with shuffles inside the sub-warp; lane 0 writes. W is the smallest power of two
- * >= the mean row length (2..32), so short rows do not leave most of a warp idle.
+ * Lanes of a sub-warp read consecutive entries of their row (coalesced val/col), gather x
+ * (up to U entries a lane in flight, U from the longest row: launch_w), and reduce with shuffles
+ * inside the sub-warp; lane 0 writes. W is the smallest power of two >= the mean row length
+ * (2..32), so short rows do not leave most of a warp idle.
  *
  * Memory traffic per product: nnz*(sizeof(T)+4) matrix bytes streamed once (evict-first),
  * 4*(nrows+1) row offsets, x gathered (>= 8*ncols, L2-resident when it fits), y written
@@ -14,7 +15,7 @@
 
 namespace {
 
-template <typename T, int W>
+template <typename T, int W, int U>
 __global__ __launch_bounds__(COAL_CUDA_CTA) void csr_vector_kernel(
     int32_t nrows, const int32_t *__restrict__ rowptr, const int32_t *__restrict__ col,
     const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y, double alpha,
@@ -25,22 +26,26 @@ __global__ __launch_bounds__(COAL_CUDA_CTA) void csr_vector_kernel(
   double sum = 0; /* double for both dtypes, as the host twin */
   if (row < nrows) {
     const int32_t p0 = coal_ld_ro(rowptr + row), p1 = coal_ld_ro(rowptr + row + 1);
-    /* up to four entries per lane in flight in every step, the last step predicated: rows of
-     * W..4W entries take one round of gathers rather than one per W entries */
-    for (int32_t p = p0 + lane; p < p1; p += 4 * W) {
-      int32_t c[4];
-      T v[4];
+    /* U entries per lane in flight in every step, the last step predicated: a row of up to
+     * U*W entries takes one round of gathers */
+    for (int32_t p = p0 + lane; p < p1; p += U * W) {
+      int32_t c[U];
+      T v[U];
 #pragma unroll
-      for (int j = 0; j < 4; j++) {
+      for (int j = 0; j < U; j++) {
         const bool on = p + j * W < p1;
         c[j] = on ? coal_ld_stream(col + p + j * W) : 0;
         v[j] = on ? coal_ld_stream(val + p + j * W) : T(0);
       }
-      double xs[4];
+      /* all U gathers issued before the products (inside the sum the compiler issued them one
+       * after the other: bloweybq took 337 us against 90) */
+      double xs[U];
 #pragma unroll
-      for (int j = 0; j < 4; j++) xs[j] = p + j * W < p1 ? (double)coal_ld_ro(x + c[j]) : 0.0;
-      sum += ((double)v[0] * xs[0] + (double)v[1] * xs[1]) +
-             ((double)v[2] * xs[2] + (double)v[3] * xs[3]);
+      for (int j = 0; j < U; j++) xs[j] = p + j * W < p1 ? (double)coal_ld_ro(x + c[j]) : 0.0;
+      double s = 0;
+#pragma unroll
+      for (int j = 0; j < U; j++) s += (double)v[j] * xs[j];
+      sum += s;
     }
   }
   /* every lane of the warp reaches the shuffles (rows past the end contribute 0) */
@@ -50,13 +55,21 @@ __global__ __launch_bounds__(COAL_CUDA_CTA) void csr_vector_kernel(
     y[row] = (T)(beta == 0.0 ? alpha * sum : alpha * sum + beta * (double)y[row]);
 }
 
+/* Entries a lane has in flight: 1 when no row is longer than W (one step a row), 2 up to 2W,
+ * else 4. H200, 2026-11-26, three builds interleaved (bench/RESULTS.md, SpMV): one entry a
+ * step (before) / four everywhere / this rule, us: bloweybq 156.8 / 91.1 / 89.3, adder_dcop_05
+ * 24.0 / 17.0 / 16.9, mbeacxc 9.5 / 7.7 / 7.4, wathen100 (rows up to 21 at W = 16) 8.6 / 9.6 /
+ * 8.8. mx: the longest row. */
 template <typename T, int W>
-coal_status launch_w(coal_mat A, const struct coal_mat_cuda *d, double alpha, const T *x,
-                     double beta, T *y) {
+coal_status launch_w(coal_mat A, const struct coal_mat_cuda *d, int32_t mx, double alpha,
+                     const T *x, double beta, T *y) {
   coal_ctx ctx = A->ctx;
   unsigned grid = coal_cuda_grid((int64_t)A->nrows * W, COAL_CUDA_CTA);
-  csr_vector_kernel<T, W><<<grid, COAL_CUDA_CTA, 0, coal_stream(ctx)>>>(
-      A->nrows, d->rowptr, d->colind, (const T *)d->values, x, y, alpha, beta);
+  auto kern = mx <= W       ? csr_vector_kernel<T, W, 1>
+              : mx <= 2 * W ? csr_vector_kernel<T, W, 2>
+                            : csr_vector_kernel<T, W, 4>;
+  kern<<<grid, COAL_CUDA_CTA, 0, coal_stream(ctx)>>>(A->nrows, d->rowptr, d->colind,
+                                                     (const T *)d->values, x, y, alpha, beta);
   COAL_CUDA_LAUNCH_CHECK(ctx);
   return COAL_SUCCESS;
 }
@@ -64,6 +77,8 @@ coal_status launch_w(coal_mat A, const struct coal_mat_cuda *d, double alpha, co
 template <typename T>
 coal_status launch(coal_mat A, const struct coal_mat_cuda *d, double alpha, const void *x,
                    double beta, void *y) {
+  int32_t mx = 0;
+  COAL_CALL(coal_mat_max_row_len_compute(A, &mx)); /* once per matrix (cached) */
   /* smallest power of two >= mean row length, in 2..32 */
   double mean = (double)A->nnz / (double)A->nrows;
   int w = 2;
@@ -71,11 +86,11 @@ coal_status launch(coal_mat A, const struct coal_mat_cuda *d, double alpha, cons
   const T *xv = (const T *)x;
   T *yv = (T *)y;
   switch (w) {
-  case 2: return launch_w<T, 2>(A, d, alpha, xv, beta, yv);
-  case 4: return launch_w<T, 4>(A, d, alpha, xv, beta, yv);
-  case 8: return launch_w<T, 8>(A, d, alpha, xv, beta, yv);
-  case 16: return launch_w<T, 16>(A, d, alpha, xv, beta, yv);
-  default: return launch_w<T, 32>(A, d, alpha, xv, beta, yv);
+  case 2: return launch_w<T, 2>(A, d, mx, alpha, xv, beta, yv);
+  case 4: return launch_w<T, 4>(A, d, mx, alpha, xv, beta, yv);
+  case 8: return launch_w<T, 8>(A, d, mx, alpha, xv, beta, yv);
+  case 16: return launch_w<T, 16>(A, d, mx, alpha, xv, beta, yv);
+  default: return launch_w<T, 32>(A, d, mx, alpha, xv, beta, yv);
   }
 }
 
