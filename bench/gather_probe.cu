@@ -13,8 +13,7 @@
 // Built with CUDA as build-gpu/gather_probe (not installed); run it on a GPU machine.
 #include <cusparse.h>
 
-#include "coalesce.h"
-#include "probe_util.h"
+#include "probe_powerlaw.h"
 
 #include <cstdint>
 #include <cmath>
@@ -54,58 +53,29 @@ __global__ __launch_bounds__(256) void probe(int64_t nnz, int n, const int *__re
 }
 
 int main() {
-  coal_ctx ctx;
-  coal_mat A;
-  CK(coal_ctx_create(COAL_BACKEND_HOST, &ctx));
-  CK(coal_gen_powerlaw(ctx, 1 << 20, 12.0, 2.5, 1, COAL_F64, &A));
-  int64_t m, n, nnz;
-  CK(coal_mat_size(A, &m, &n, &nnz));
-  std::vector<int64_t> rp64(m + 1);
-  std::vector<int> col(nnz), rp(m + 1), rank(n);
-  std::vector<double> val(nnz), x(n);
-  CK(coal_mat_get_csr(A, rp64.data(), col.data(), val.data()));
-  for (int64_t i = 0; i <= m; i++) rp[i] = (int)rp64[i];
-  // rank of each column by popularity (most used first), and the matching copy of x
-  std::vector<int64_t> cnt(n, 0);
-  for (int64_t p = 0; p < nnz; p++) cnt[col[p]]++;
-  std::vector<int> order(n);
-  for (int i = 0; i < n; i++) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return cnt[a] > cnt[b]; });
-  for (int i = 0; i < n; i++) rank[order[i]] = i;
+  const probe_powerlaw P = probe_powerlaw_load();
+  const int64_t m = P.m, n = P.n, nnz = P.nnz;
+  const std::vector<int> &col = P.col, &rank = P.rank;
+  const std::vector<double> &val = P.val;
+  // x, and its copy in the popularity order with the matching column indices
+  std::vector<double> x(n), xp(n);
   for (int i = 0; i < n; i++) x[i] = (double)((i * 2654435761u) % 1000) / 1000.0 - 0.5;
-  std::vector<double> xp(n);
   for (int i = 0; i < n; i++) xp[rank[i]] = x[i];
   std::vector<int> colp(nnz);
   for (int64_t p = 0; p < nnz; p++) colp[p] = rank[col[p]];
 
-  int *dcol, *dcolp, *drp;
-  double *dval, *dx, *dxp, *dy, *dout;
   const int threads = 256, blocks = 132 * 8;
-  CK(cudaMalloc(&dcol, 4 * nnz));
-  CK(cudaMalloc(&dcolp, 4 * nnz));
-  CK(cudaMalloc(&drp, 4 * (m + 1)));
-  CK(cudaMalloc(&dval, 8 * nnz));
-  CK(cudaMalloc(&dx, 8 * n));
-  CK(cudaMalloc(&dxp, 8 * n));
+  int *dcol = probe_upload(col), *dcolp = probe_upload(colp), *drp = probe_upload(P.rp);
+  double *dval = probe_upload(val), *dx = probe_upload(x), *dxp = probe_upload(xp);
+  double *dy, *dout;
   CK(cudaMalloc(&dy, 8 * m));
   CK(cudaMalloc(&dout, 8 * (size_t)threads * blocks));
-  CK(cudaMemcpy(dcol, col.data(), 4 * nnz, cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(dcolp, colp.data(), 4 * nnz, cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(drp, rp.data(), 4 * (m + 1), cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(dval, val.data(), 8 * nnz, cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(dx, x.data(), 8 * n, cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(dxp, xp.data(), 8 * n, cudaMemcpyHostToDevice));
 
   // check: the gather variants give the same total (sum over all nonzeros of val * x)
   double ref = 0;
   for (int64_t p = 0; p < nnz; p++) ref += val[p] * x[col[p]];
-  std::vector<double> out((size_t)threads * blocks);
-  auto total = [&]() {
-    CK(cudaMemcpy(out.data(), dout, 8 * out.size(), cudaMemcpyDeviceToHost));
-    double s = 0;
-    for (double v : out) s += v;
-    return s;
-  };
+  const size_t nout = (size_t)threads * blocks;
+  auto total = [&]() { return probe_sum(dout, nout); };
   probe<kGather><<<blocks, threads>>>(nnz, n, dcol, dval, dx, dout);
   const double s1 = total();
   probe<kGather><<<blocks, threads>>>(nnz, n, dcolp, dval, dxp, dout);
@@ -164,7 +134,5 @@ int main() {
   for (void *p : {(void *)dcol, (void *)dcolp, (void *)drp, (void *)dval, (void *)dx, (void *)dxp,
                   (void *)dy, (void *)dout})
     CK(cudaFree(p));
-  coal_mat_destroy(&A);
-  coal_ctx_destroy(&ctx);
   return ok ? 0 : 1;
 }
