@@ -83,6 +83,14 @@ typedef struct coal_blas_ops {
    * dinv[*bad] then holds that a_ii (for the caller's message). dinv: n doubles in the backend's
    * memory. Returns once *bad is on the host. */
   coal_status (*jacobi)(coal_mat A, double *dinv, int64_t *bad);
+  /* The solvers' true residual, for their verdict: R = B - A X (A square fp64, X and B n x k in
+   * their own layouts and leading dimensions, R n x k row-major tight; R does not overlap B or
+   * X), each entry b_ij - sum_p a_ip x_pj accumulated in double-double in row order (kernels/
+   * dd.h) and rounded once, so that R is the exact residual to one rounding per entry even
+   * where the fp64 sum would be all rounding error. Traffic: A read once per column, X
+   * gathered, B read, R written; it runs once per solve. */
+  coal_status (*resid_dd)(coal_mat A, int64_t k, const double *B, coal_layout lb, int64_t ldb,
+                          const double *X, coal_layout lx, int64_t ldx, double *R);
   /* Block-CG steps (solvers/blockcg.c). Every block is row-major with a tight leading
    * dimension (its width); small results are host arrays, row-major and tight. Each returns
    * when its sums are on the host. dinv, where given, is a positive diagonal scaling (Jacobi's

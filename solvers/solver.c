@@ -7,15 +7,16 @@
 
 static const char *const method_names[] = {"cg", "blockcg"};
 static const char *const pc_names[] = {"none", "jacobi", "user"};
-static const char *const reason_names[] = {"converged", "iteration-limit", "breakdown", "not-spd",
-                                           "diverged",  "stopped",         "not-run"};
+static const char *const reason_names[] = {"converged", "iteration-limit", "breakdown",
+                                           "not-spd",   "diverged",        "stopped",
+                                           "not-run",   "stagnated"};
 
 const char *coal_method_name(coal_method m) {
   return (unsigned)m < 2 ? method_names[m] : "unknown";
 }
 const char *coal_pc_name(coal_pc_type p) { return (unsigned)p < 3 ? pc_names[p] : "unknown"; }
 const char *coal_solve_reason_name(coal_solve_reason r) {
-  return (unsigned)r < 7 ? reason_names[r] : "unknown";
+  return (unsigned)r < 8 ? reason_names[r] : "unknown";
 }
 coal_status coal_method_parse(const char *name, coal_method *m) {
   int i = name && m ? coal_name_lookup(method_names, 2, name) : -1;
@@ -202,24 +203,27 @@ coal_status coal_solver_apply_pc(coal_solver S, int64_t m, const double *R, doub
 }
 
 int coal_solver_monitor(coal_solver S, int iteration) {
-  return S->monitor ? S->monitor(S->monitor_user, iteration, S->k, S->mon_norms) != 0 : 0;
+  if (!S->monitor) return 0;
+  if (!S->sub.map) return S->monitor(S->monitor_user, iteration, S->k, S->mon_norms) != 0;
+  /* a replacement run on some columns: the monitor still sees all of them */
+  for (int64_t a = 0; a < S->k; a++) S->sub.norms[S->sub.map[a]] = S->mon_norms[a];
+  return S->monitor(S->monitor_user, iteration + S->sub.offset, S->sub.k, S->sub.norms) != 0;
 }
 
-/* R = B (row-major copy); with A: R = B - A X. Column norms into nrm (host, k). */
+/* R = B (row-major copy); with A: R = B - A X, the true residual that decides the verdict,
+ * summed in double-double (resid_dd) so that it is exact to one rounding per entry even at
+ * tolerances near the rounding level of the fp64 product. Column norms into nrm (host, k). */
 static coal_status residual_norms(coal_solver S, coal_bvec B, coal_bvec X, double *R, int with_ax,
                                   double *nrm) {
   coal_ctx ctx = S->ctx;
   int64_t k = S->k;
   const coal_blas_ops *b = coal_blas(ctx);
-  COAL_CALL(b->copy_cols(ctx, S->n, k, (const double *)B->data, B->layout, B->ld, NULL, R,
-                         COAL_ROW_MAJOR, k, NULL));
-  if (with_ax) {
-    coal_bvec Rv;
-    COAL_CALL(coal_bvec_view(ctx, S->n, k, COAL_F64, COAL_ROW_MAJOR, k, R, &Rv));
-    coal_status st = coal_spmm(S->A, COAL_SPMM_AUTO, -1.0, X, 1.0, Rv);
-    coal_bvec_destroy(&Rv);
-    COAL_CALL(st);
-  }
+  if (with_ax)
+    COAL_CALL(b->resid_dd(S->A, k, (const double *)B->data, B->layout, B->ld,
+                          (const double *)X->data, X->layout, X->ld, R));
+  else
+    COAL_CALL(b->copy_cols(ctx, S->n, k, (const double *)B->data, B->layout, B->ld, NULL, R,
+                           COAL_ROW_MAJOR, k, NULL));
   COAL_CALL(b->dscale(ctx, S->n, k, NULL, R, k, NULL, k, nrm));
   for (int64_t j = 0; j < k; j++) nrm[j] = sqrt(nrm[j]);
   return COAL_SUCCESS;
@@ -232,6 +236,117 @@ static coal_status check_block(coal_solver S, coal_bvec V, const char *what) {
   COAL_CHECK(S->ctx, V->n == S->n, COAL_ERR_ARG, "%s has %lld rows, A has %lld", what,
              (long long)V->n, (long long)S->n);
   return COAL_SUCCESS;
+}
+
+/* Runs the method on all S->k columns of B / X and sets every column's true residual. */
+static coal_status run_and_check(coal_solver S, coal_bvec B, coal_bvec X, double *nrm) {
+  double *R = NULL;
+  coal_status st = S->method == COAL_METHOD_CG || S->k == 1 ? coal_cg_solve(S, B, X)
+                                                            : coal_blockcg_solve(S, B, X);
+  if (!st) st = coal_solver_alloc(S, (size_t)S->n * (size_t)S->k, &R);
+  if (!st) st = residual_norms(S, B, X, R, 1, nrm);
+  for (int64_t j = 0; !st && j < S->k; j++) S->info[j].resnorm = nrm[j];
+  coal_solver_release(S, R);
+  return st;
+}
+
+static double column_tol(const coal_solver S, const coal_solve_info *in) {
+  return fmax(S->rtol * in->rhsnorm, S->atol);
+}
+
+/* One residual replacement: the m columns cols[] (reason converged, true residual above the
+ * tolerance) are solved again from their current X, so the method starts from R = B - A X
+ * and (Block-CG) a fresh search block. Their iterations and replacements add up; the
+ * iteration limit holds for each column's total. The monitor sees all columns throughout. */
+static coal_status replace_columns(coal_solver S, coal_bvec B, coal_bvec X, const int32_t *cols,
+                                   int64_t m, double *nrm) {
+  coal_ctx ctx = S->ctx;
+  const coal_blas_ops *b = coal_blas(ctx);
+  int64_t k = S->k, n = S->n;
+  int used = 0;
+  for (int64_t a = 0; a < m; a++)
+    used = S->info[cols[a]].iterations > used ? S->info[cols[a]].iterations : used;
+  double *Bd = NULL, *Xd = NULL;
+  coal_bvec Bs = NULL, Xs = NULL;
+  coal_solve_info *full = S->info, *sub = NULL;
+  double *full_norms = S->mon_norms, *sub_norms = NULL;
+  int full_its = S->iterations, maxit = S->maxit;
+  coal_status st = coal_solver_alloc(S, (size_t)n * (size_t)m, &Bd);
+  if (!st) st = coal_solver_alloc(S, (size_t)n * (size_t)m, &Xd);
+  if (!st) st = coal_calloc(ctx, sizeof *sub * (size_t)m, (void **)&sub);
+  if (!st) st = coal_calloc(ctx, sizeof(double) * (size_t)m, (void **)&sub_norms);
+  if (!st) st = coal_bvec_view(ctx, n, m, COAL_F64, COAL_ROW_MAJOR, m, Bd, &Bs);
+  if (!st) st = coal_bvec_view(ctx, n, m, COAL_F64, COAL_ROW_MAJOR, m, Xd, &Xs);
+  if (!st)
+    st = b->copy_cols(ctx, n, m, (const double *)B->data, B->layout, B->ld, cols, Bd,
+                      COAL_ROW_MAJOR, m, NULL);
+  if (!st)
+    st = b->copy_cols(ctx, n, m, (const double *)X->data, X->layout, X->ld, cols, Xd,
+                      COAL_ROW_MAJOR, m, NULL);
+  if (!st) {
+    for (int64_t a = 0; a < m; a++) {
+      sub[a].reason = COAL_SOLVE_NOT_RUN, sub[a].rhsnorm = full[cols[a]].rhsnorm;
+      sub_norms[a] = full_norms[cols[a]];
+    }
+    S->info = sub, S->mon_norms = sub_norms, S->k = m, S->iterations = 0;
+    S->maxit = maxit - used;
+    /* the monitor's iteration numbers go on from the column's (CG) or the block's count */
+    int block = S->method == COAL_METHOD_BLOCKCG && k > 1;
+    S->sub.map = cols, S->sub.norms = full_norms, S->sub.k = k;
+    S->sub.offset = block ? full_its : used;
+    st = run_and_check(S, Bs, Xs, nrm);
+    S->sub.map = NULL;
+    S->info = full, S->mon_norms = full_norms, S->k = k, S->maxit = maxit;
+    S->iterations += full_its;
+  }
+  if (!st)
+    st = b->copy_cols(ctx, n, m, Xd, COAL_ROW_MAJOR, m, NULL, (double *)X->data, X->layout, X->ld,
+                      cols);
+  for (int64_t a = 0; !st && a < m; a++) {
+    coal_solve_info *in = &full[cols[a]];
+    in->reason = sub[a].reason, in->iterations += sub[a].iterations;
+    in->rec_resnorm = sub[a].rec_resnorm, in->resnorm = sub[a].resnorm, in->replacements++;
+  }
+  coal_bvec_destroy(&Bs);
+  coal_bvec_destroy(&Xs);
+  coal_solver_release(S, Bd);
+  coal_solver_release(S, Xd);
+  coal_free(sub);
+  coal_free(sub_norms);
+  return st;
+}
+
+/* The verdict is the true residual. A column the method calls converged whose true residual
+ * misses its tolerance gets a residual replacement (replace_columns), at most
+ * COAL_MAX_REPLACEMENTS times; it ends `stagnated` when a replacement does not at least halve
+ * its true residual, or after the last one still misses. A column with no iterations left ends
+ * at the iteration limit. A normal solve pays only the one true residual of every column. */
+static coal_status settle_verdicts(coal_solver S, coal_bvec B, coal_bvec X, double *nrm) {
+  int64_t k = S->k;
+  int32_t *cols = NULL;
+  double *prev = NULL;
+  coal_status st =
+      coal_malloc(S->ctx, (sizeof(int32_t) + sizeof(double)) * (size_t)k, (void **)&prev);
+  if (st) return st;
+  cols = (int32_t *)(prev + k);
+  for (int64_t j = 0; j < k; j++) prev[j] = S->info[j].resnorm;
+  for (int rep = 0; !st; rep++) {
+    int64_t m = 0;
+    for (int64_t j = 0; j < k; j++) {
+      coal_solve_info *in = &S->info[j];
+      if (in->reason != COAL_SOLVE_CONVERGED || in->resnorm <= column_tol(S, in)) continue;
+      if (rep == COAL_MAX_REPLACEMENTS || (rep > 0 && !(in->resnorm <= 0.5 * prev[j])))
+        in->reason = COAL_SOLVE_STAGNATED;
+      else if (in->iterations >= S->maxit)
+        in->reason = COAL_SOLVE_ITERATION_LIMIT;
+      else
+        cols[m++] = (int32_t)j, prev[j] = in->resnorm;
+    }
+    if (m == 0) break;
+    st = replace_columns(S, B, X, cols, m, nrm);
+  }
+  coal_free(prev);
+  return st;
 }
 
 coal_status coal_solver_solve(coal_solver S, coal_bvec B, coal_bvec X) {
@@ -264,17 +379,10 @@ coal_status coal_solver_solve(coal_solver S, coal_bvec B, coal_bvec X) {
                                         (double *)X->data, X->layout, X->ld, &c);
     }
   }
-  if (!st) {
-    /* the method allocates its own workspace: give R back first (it is as large as a block) */
-    coal_solver_release(S, R);
-    R = NULL;
-    st = S->method == COAL_METHOD_CG || k == 1 ? coal_cg_solve(S, B, X)
-                                               : coal_blockcg_solve(S, B, X);
-  }
-  if (!st) st = coal_solver_alloc(S, (size_t)S->n * (size_t)k, &R);
-  if (!st) st = residual_norms(S, B, X, R, 1, nrm);
-  for (int64_t j = 0; !st && j < k; j++) S->info[j].resnorm = nrm[j];
+  /* the method allocates its own workspace: give R back first (it is as large as a block) */
   coal_solver_release(S, R);
+  if (!st) st = run_and_check(S, B, X, nrm);
+  if (!st) st = settle_verdicts(S, B, X, nrm);
   coal_free(nrm);
   return st;
 }

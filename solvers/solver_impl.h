@@ -23,6 +23,11 @@
  * took 35 and 1e-2 34 (33 when P was always formed); lap3d with 32 columns kept its pivots above
  * 2e-3 and never needed it. */
 #define COAL_BCG_REORTH_TOL 1e-4
+/* Residual replacements a column may get when the method calls it converged and its true
+ * residual misses (solver.c, settle_verdicts). Each one restarts the method from the true
+ * residual; when one does not halve the true residual, the column has reached the accuracy
+ * the arithmetic allows and ends `stagnated`. */
+#define COAL_MAX_REPLACEMENTS 3
 /* Divergence: the residual norm of a column grew beyond this factor of its start. */
 #define COAL_DIVERGENCE_FACTOR 1e10
 
@@ -47,6 +52,14 @@ struct coal_solver_s {
   int iterations;
   int reorth;        /* Block-CG: products repeated on P = W T (COAL_BCG_REORTH_TOL) */
   coal_bvec view[2]; /* reusable views over workspace blocks (coal_solver_views) */
+  /* during a residual replacement the method runs on some columns: map[a] is the caller's
+   * column of run column a, norms the caller's k monitor norms, offset the iterations before */
+  struct {
+    const int32_t *map;
+    double *norms;
+    int64_t k;
+    int offset;
+  } sub;
 };
 
 /* Runs the method on the columns of B / X (n x k, user layout); X holds the initial guess. Fill

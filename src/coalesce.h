@@ -229,9 +229,14 @@ coal_status coal_mat_set_swift_height(coal_mat A, int height);
  * A solver object belongs to one matrix. Setup checks that A is square, fp64 and symmetric
  * (values equal to 1e-12 relative, else COAL_ERR_NOT_SPD) and builds the preconditioner;
  * solve runs on A's backend, every column of B at once (Block-CG) or one after the other
- * (CG). Column j has converged when ||b_j - A x_j|| <= max(rtol ||b_j||, atol) (2-norm, the
- * recursively updated residual during the iteration; the reported norm is the true one,
- * recomputed at the end). A zero column b_j has the solution x_j = 0 and converges at once.
+ * (CG). Column j has converged when its true residual ||b_j - A x_j|| <= max(rtol ||b_j||,
+ * atol) (2-norm). The method iterates on its recursively updated residual; when that meets
+ * the tolerance, the true residual is computed (one product per column). If it misses, the
+ * column is restarted from R = B - A X (a residual replacement; Block-CG starts a fresh
+ * search block), at most 3 times; a column whose true residual a replacement does not at
+ * least halve, or that still misses after the last, ends COAL_SOLVE_STAGNATED, with both
+ * norms reported. Iterations and the limit maxit count every run of a column. A zero column
+ * b_j has the solution x_j = 0 and converges at once.
  * Failures of the method (an indefinite operator, a breakdown, the iteration limit) are not
  * errors: coal_solver_solve returns COAL_SUCCESS and each column carries its reason. */
 typedef enum { COAL_METHOD_CG = 0, COAL_METHOD_BLOCKCG = 1 } coal_method;
@@ -248,6 +253,8 @@ typedef enum {
   COAL_SOLVE_DIVERGED = 4,  /* residual grew beyond 1e10 times its start */
   COAL_SOLVE_STOPPED = 5,   /* the monitor asked to stop */
   COAL_SOLVE_NOT_RUN = 6,
+  COAL_SOLVE_STAGNATED = 7, /* the recursive residual met the tolerance, the true one did not,
+                               and residual replacements could not close the gap */
 } coal_solve_reason;
 
 typedef struct {
@@ -256,6 +263,7 @@ typedef struct {
   double resnorm;     /* true residual ||b - A x|| at the end */
   double rhsnorm;     /* ||b|| */
   double rec_resnorm; /* the solver's recursive residual norm at its last check */
+  int replacements;   /* restarts from the true residual (see above) */
 } coal_solve_info;
 
 typedef struct coal_solver_s *coal_solver;

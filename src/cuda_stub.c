@@ -118,6 +118,11 @@ static coal_status nc_jacobi(coal_mat A, double *dinv, int64_t *bad) {
   (void)dinv, (void)bad;
   return NC(A->ctx);
 }
+static coal_status nc_resid_dd(coal_mat A, int64_t k, const double *B, coal_layout lb, int64_t ldb,
+                               const double *X, coal_layout lx, int64_t ldx, double *R) {
+  (void)k, (void)B, (void)lb, (void)ldb, (void)X, (void)lx, (void)ldx, (void)R;
+  return NC(A->ctx);
+}
 static coal_status nc_bcg_gram(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
                                const double *Q, const double *R, const double *dinv, double *S,
                                double *G, double *PP, double *PR) {
@@ -170,6 +175,7 @@ const coal_blas_ops coal_blas_cuda = {
     .cg_update_xr = nc_cg_xr,
     .cg_update_p = nc_cg_p,
     .jacobi = nc_jacobi,
+    .resid_dd = nc_resid_dd,
     .bcg_gram = nc_bcg_gram,
     .bcg_update = nc_bcg_update,
     .bcg_dir = nc_bcg_dir,

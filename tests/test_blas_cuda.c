@@ -745,15 +745,25 @@ static coal_status sg_matrix(coal_ctx ctx, int id, coal_mat *A) {
   return coal_mat_create_csr(ctx, N, N, rp, ci, v, COAL_F64, A);
 }
 
+/* Matrix `id` on the host and on the device; its rows, or -1 (both destroyed) on a failure. */
+static int64_t sg_pair(int id, coal_mat *Ah, coal_mat *Ad) {
+  int64_t n = 0;
+  CHECK_OK(H, sg_matrix(H, id, Ah));
+  CHECK_OK(D, sg_matrix(D, id, Ad));
+  if (!*Ah || !*Ad) {
+    coal_mat_destroy(Ah), coal_mat_destroy(Ad);
+    return -1;
+  }
+  coal_mat_size(*Ah, &n, NULL, NULL);
+  return n;
+}
+
 /* bcg_spmm_gram (the fused product and Grams) against its host twin, coal_spmm_rowsplit_host
  * followed by bcg_gram: Q NaN-poisoned, the Grams too; then the shapes it refuses. */
 static void t_spmm_gram(int id, int64_t s, int64_t m) {
   coal_mat Ah = NULL, Ad = NULL;
-  CHECK_OK(H, sg_matrix(H, id, &Ah));
-  CHECK_OK(D, sg_matrix(D, id, &Ad));
-  if (!Ah || !Ad) return;
-  int64_t n = 0;
-  coal_mat_size(Ah, &n, NULL, NULL);
+  int64_t n = sg_pair(id, &Ah, &Ad);
+  if (n < 0) return;
   const int64_t ns = n * s, nm = n * m;
   double *P = rblock(n, s), *R = rblock(n, m), *Qh = nblock(ns), *d = rblock(n, 1);
   for (int64_t i = 0; i < n; i++) d[i] += 1.5;
@@ -825,6 +835,30 @@ static void t_jacobi(int id) {
   coal_mat_destroy(&Ah), coal_mat_destroy(&Ad);
 }
 
+/* resid_dd against its host twin: the same double-double operations in the same order, so
+ * equal bit for bit; R poisoned, B and X in both layouts with padded leading dimensions. */
+static void t_resid_dd(int id, int64_t k, coal_layout lb, coal_layout lx) {
+  coal_mat Ah = NULL, Ad = NULL;
+  int64_t n = sg_pair(id, &Ah, &Ad);
+  if (n < 0) return;
+  const int64_t ldb = ld_of(lb == RM ? k : n, 1), ldx = ld_of(lx == RM ? k : n, 2);
+  double *B = hmalloc(slen(lb, n, k, ldb) + 1), *X = hmalloc(slen(lx, n, k, ldx) + 1);
+  fill(B, lb, n, k, ldb, 1, 0, SENT), fill(X, lx, n, k, ldx, 1, 0, SENT);
+  double *Rh = nblock(n * k + 1), *g = hmalloc((size_t)(n * k + 1));
+  double *Bd = dcopy(B, slen(lb, n, k, ldb) + 1), *Xd = dcopy(X, slen(lx, n, k, ldx) + 1);
+  double *Rd = dcopy(Rh, (size_t)(n * k + 1));
+  CHECK_OK(H, HB->resid_dd(Ah, k, B, lb, ldb, X, lx, ldx, Rh));
+  CHECK_OK(D, DB->resid_dd(Ad, k, Bd, lb, ldb, Xd, lx, ldx, Rd));
+  down(g, Rd, sizeof(double) * (size_t)(n * k));
+  int64_t diff = 0;
+  for (int64_t i = 0; i < n * k; i++)
+    diff += memcmp(&g[i], &Rh[i], sizeof(double)) != 0 || isnan(g[i]);
+  CHECK(diff == 0, "resid_dd matrix %d k=%lld layouts %d/%d: %lld entries differ", id, (long long)k,
+        (int)lb, (int)lx, (long long)diff);
+  free(B), free(X), free(Rh), free(g), dfree(Bd), dfree(Xd), dfree(Rd);
+  coal_mat_destroy(&Ah), coal_mat_destroy(&Ad);
+}
+
 int main(void) {
   if (!coal_cuda_available()) {
     printf("no GPU: skipped\n");
@@ -853,6 +887,9 @@ int main(void) {
   if (!quick) t_gram(100003, 128, 32, 0, 0), t_gram(BIG, 3, 8, 1, 1), t_gram(BIG, 1, 1, 0, 0);
 
   for (int id = 0; id < 5; id++) t_jacobi(id);
+  for (int id = 0; id < 5; id++)
+    for (int c = 0; c < 4; c++)
+      t_resid_dd(id, c == 0 ? 1 : c == 1 ? 8 : 33, c & 1 ? RM : CM, c & 2 ? RM : CM);
 
   /* the fused Block-CG product: every matrix, odd and even widths (a lane or two columns) */
   static const int64_t sg_w[][2] = {{5, 5}, {8, 8}, {7, 32}, {31, 1}, {32, 32}, {32, 0}, {16, 8}};

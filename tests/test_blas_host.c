@@ -595,10 +595,34 @@ static void t_vnorms(int64_t n, int mode, int64_t p) {
   free(x);
 }
 
+/* resid_dd: residuals the fp64 sum loses entirely. A = [1 1; 1/3 1] (fp64 third).
+ * x = (2^53, 1), b_0 = 2^53: r_0 = -1, where fp64 rounds 2^53 + 1 to 2^53 and gives 0.
+ * x = (3, 0), b_1 = 1: r_1 = 1 - 3 fl(1/3) = 2^-54 exactly, where fp64 rounds the product to 1.
+ * One column (k = 1), every pair of layouts. */
+static void t_resid_dd(coal_layout lb, coal_layout lx) {
+  const double third = 1.0 / 3.0;
+  int32_t ri[4] = {0, 0, 1, 1}, ci[4] = {0, 1, 0, 1};
+  double v[4] = {1.0, 1.0, third, 1.0};
+  coal_mat A = NULL;
+  CHECK_OK(H, coal_mat_create_coo(H, 2, 2, 4, ri, ci, v, COAL_F64, &A));
+  const int64_t ldb = lb == RM ? 1 : 2, ldx = lx == RM ? 1 : 2;
+  double b[2] = {0x1p53, 1.0}, x0[2] = {0x1p53, 1.0}, x1[2] = {3.0, 0.0}, R[2] = {NAN, NAN};
+  CHECK_OK(H, coal_blas(H)->resid_dd(A, 1, b, lb, ldb, x0, lx, ldx, R));
+  CHECK(R[0] == -1.0, "resid_dd row 0: %.17g, want -1", R[0]);
+  R[1] = NAN;
+  CHECK_OK(H, coal_blas(H)->resid_dd(A, 1, b, lb, ldb, x1, lx, ldx, R));
+  const long double exact = 1.0L - 3.0L * (long double)third;
+  CHECK(R[1] == (double)exact && exact == 0x1p-54L, "resid_dd row 1: %.17g, want %.17Lg", R[1],
+        exact);
+  coal_mat_destroy(&A);
+}
+
 int main(void) {
   CHECK_OK(NULL, coal_ctx_create(COAL_BACKEND_HOST, &H));
   if (!H) return check_finish();
   CHECK(coal_blas(H) == &coal_blas_host, "coal_blas(host context) is not the host table");
+
+  for (int l = 0; l < 4; l++) t_resid_dd(l & 1 ? RM : CM, l & 2 ? RM : CM);
 
   const int64_t ns[] = {0, 1, 7, 100};
   for (int a = 0; a < 4; a++)

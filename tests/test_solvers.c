@@ -10,6 +10,8 @@
  *     40 columns (past the width of the fused cuda kernels);
  *   - a symmetric indefinite matrix is reported (not SPD / diverged), a non-symmetric one is
  *     refused at setup, a zero or negative diagonal refused by Jacobi;
+ *   - the verdict is the true residual: bcsstk26 at rtol 1e-12 and 1e-11 ends converged within
+ *     rtol or stagnated after residual replacements, the monitor seeing every column;
  *   - iteration limit, monitor stop, divergence, a user preconditioner, bad arguments.
  * COALESCE_TEST_QUICK=1 (for compute-sanitizer) solves two of the SuiteSparse matrices. */
 #include "check.h"
@@ -23,23 +25,35 @@ static coal_ctx ctx, hctx; /* hctx: the host twin context (cuda build only) */
 static int is_cuda = 0;
 
 /* ---- independent residual ---------------------------------------------------------------- */
-static double true_rel_residual(coal_mat A, const double *b, const double *x, double *bnorm) {
-  int64_t n, nnz;
+/* ||b - A x|| / ||b|| in long double, and (noise != NULL) its own rounding bound relative to
+ * ||b||: row length + 1 roundings of 2^-64 of each |b_i| + sum_p |a_ip x_p|. The library sums
+ * its true residual in double-double (kernels/dd.h), far below that bound. */
+static double residual_ref(coal_mat A, const double *b, const double *x, double *bnorm,
+                           double *noise) {
+  int64_t n, nnz, maxrow = 0;
   coal_mat_size(A, &n, NULL, &nnz);
   int64_t *rp = malloc(sizeof(int64_t) * (size_t)(n + 1));
   int32_t *ci = malloc(sizeof(int32_t) * (size_t)(nnz + 1));
   double *v = malloc(sizeof(double) * (size_t)(nnz + 1));
   coal_mat_get_csr(A, rp, ci, v);
-  long double rr = 0, bb = 0;
+  long double rr = 0, bb = 0, ss = 0;
   for (int64_t i = 0; i < n; i++) {
-    long double s = b[i];
-    for (int64_t p = rp[i]; p < rp[i + 1]; p++) s -= (long double)v[p] * x[ci[p]];
-    rr += s * s;
+    long double s = b[i], a = fabsl((long double)b[i]);
+    for (int64_t p = rp[i]; p < rp[i + 1]; p++) {
+      s -= (long double)v[p] * x[ci[p]];
+      a += fabsl((long double)v[p] * x[ci[p]]);
+    }
+    rr += s * s, ss += a * a;
     bb += (long double)b[i] * b[i];
+    if (rp[i + 1] - rp[i] > maxrow) maxrow = rp[i + 1] - rp[i];
   }
   free(rp), free(ci), free(v);
   *bnorm = sqrtl(bb);
+  if (noise) *noise = (double)((maxrow + 1) * 0x1p-64L * sqrtl(ss / (bb > 0 ? bb : 1)));
   return bb > 0 ? (double)sqrtl(rr / bb) : (double)sqrtl(rr);
+}
+static double true_rel_residual(coal_mat A, const double *b, const double *x, double *bnorm) {
+  return residual_ref(A, b, x, bnorm, NULL);
 }
 
 /* A solver for A on A's context: rtol RTOL, convergence checked every iteration. */
@@ -115,10 +129,10 @@ static void check_solve(const char *name, coal_mat A, const double *B, int64_t k
     CHECK(info[j].reason == COAL_SOLVE_CONVERGED, "%s %s col %lld: %s after %d iterations", name,
           coal_method_name(m), (long long)j, coal_solve_reason_name(info[j].reason),
           info[j].iterations);
-    CHECK(rel <= 2 * RTOL, "%s %s col %lld: true residual %.3e", name, coal_method_name(m),
-          (long long)j, rel);
+    CHECK(rel <= RTOL * (1 + 1e-6), "%s %s col %lld: converged with true residual %.3e", name,
+          coal_method_name(m), (long long)j, rel);
     double lib = bn > 0 ? info[j].resnorm / bn : info[j].resnorm;
-    CHECK(fabs(lib - rel) <= 1e-2 * rel + 1e-14, "%s: library residual %.6e, ours %.6e", name, lib,
+    CHECK(fabs(lib - rel) <= 1e-6 * rel + 1e-14, "%s: library residual %.6e, ours %.6e", name, lib,
           rel);
     if (col_its) col_its[j] = info[j].iterations;
   }
@@ -237,6 +251,88 @@ static void test_reorth(void) {
   check_free_matrices(paths, np);
 }
 
+/* The monitor sees all k columns, also while a residual replacement runs on some of them, and
+ * (Block-CG: block iterations) non-decreasing iteration numbers. */
+typedef struct {
+  int64_t k;
+  int last_it, bad, block;
+} verdict_mon;
+static int verdict_monitor(void *user, int it, int64_t k, const double *r) {
+  verdict_mon *m = (verdict_mon *)user;
+  if (k != m->k || (m->block && it < m->last_it)) m->bad++;
+  for (int64_t j = 0; j < k; j++) m->bad += !(r[j] >= 0);
+  m->last_it = it;
+  return 0;
+}
+
+/* The verdict is the true residual: bcsstk26 (Jacobi, 8 columns) at rtol 1e-12 met the
+ * tolerance in the recursive residual while the true one was 9e-12..2.4e-11. Every column
+ * must end converged with a true residual within rtol (recomputed here), or stagnated with
+ * its recursive residual within rtol, at least one replacement and a true one that misses;
+ * "within" up to the rounding bound of the reference residual here (residual_ref), a few
+ * percent of 1e-12 on this matrix. In fp64 the product's own rounding (2^-53 of sum |a x|)
+ * would be ten times the residual: the library's residual is summed in double-double. At
+ * rtol 1e-11 the host needs a replacement and converges after it. */
+static void test_verdict(void) {
+  char **paths;
+  int np = check_list_matrices(&paths, 1), found = 0;
+  for (int p = 0; p < np; p++) {
+    if (strcmp(check_basename(paths[p]), "bcsstk26.mtx.gz")) continue;
+    coal_mat A = NULL;
+    CHECK_OK(ctx, coal_mat_read_mm(ctx, paths[p], COAL_F64, &A));
+    if (!A) break;
+    found = 1;
+    int64_t n = 0, k = 8;
+    coal_mat_size(A, &n, NULL, NULL);
+    double *B = random_block(n, k, 26), *X = malloc(sizeof(double) * (size_t)(n * k));
+    const double rtols[2] = {1e-12, 1e-11};
+    for (int t = 0; t < 2; t++)
+      for (int m = 0; m < 2; m++) {
+        coal_bvec Bv = NULL, Xv = NULL;
+        CHECK_OK(ctx, coal_bvec_create(ctx, n, k, COAL_F64, COAL_COL_MAJOR, 0, &Bv));
+        CHECK_OK(ctx, coal_bvec_create(ctx, n, k, COAL_F64, COAL_ROW_MAJOR, 0, &Xv));
+        CHECK_OK(ctx, coal_bvec_set_host(Bv, B, COAL_COL_MAJOR, 0));
+        CHECK_OK(ctx, coal_bvec_set_value(Xv, 0.0));
+        coal_solver S = solver_for(A, (coal_method)m, COAL_PC_JACOBI, 20000);
+        CHECK_OK(ctx, coal_solver_set_tolerances(S, rtols[t], 0.0, 20000));
+        verdict_mon mon = {k, 0, 0, m == COAL_METHOD_BLOCKCG};
+        CHECK_OK(ctx, coal_solver_set_monitor(S, verdict_monitor, &mon));
+        CHECK_OK(ctx, coal_solver_solve(S, Bv, Xv));
+        CHECK_OK(ctx, coal_bvec_get_host(Xv, X, COAL_COL_MAJOR, 0));
+        int replaced = 0;
+        for (int64_t j = 0; j < k; j++) {
+          coal_solve_info in;
+          CHECK_OK(ctx, coal_solver_get_info(S, j, &in));
+          double bn, noise, rel = residual_ref(A, B + j * n, X + j * n, &bn, &noise);
+          const char *meth = coal_method_name((coal_method)m);
+          replaced += in.replacements;
+          CHECK(fabs(in.resnorm / bn - rel) <= 1e-6 * rel + noise,
+                "bcsstk26 %s: library %.6e, ours %.6e, rounding bound %.1e", meth, in.resnorm / bn,
+                rel, noise);
+          if (in.reason == COAL_SOLVE_CONVERGED) {
+            CHECK(rel <= rtols[t] * (1 + 1e-6) + noise,
+                  "bcsstk26 %s rtol %g col %lld: converged, true %.3e (rounding bound %.1e)", meth,
+                  rtols[t], (long long)j, rel, noise);
+          } else {
+            CHECK(in.reason == COAL_SOLVE_STAGNATED && in.replacements >= 1 &&
+                      in.rec_resnorm <= rtols[t] * bn && rel > rtols[t] - noise,
+                  "bcsstk26 %s rtol %g col %lld: %s, %d replacements, recursive %.3e, true %.3e",
+                  meth, rtols[t], (long long)j, coal_solve_reason_name(in.reason), in.replacements,
+                  in.rec_resnorm / bn, rel);
+          }
+        }
+        CHECK(mon.bad == 0, "bcsstk26: the monitor saw %d inconsistent calls", mon.bad);
+        if (!is_cuda && t == 1) CHECK(replaced > 0, "bcsstk26 rtol 1e-11: no replacement");
+        coal_solver_destroy(&S);
+        coal_bvec_destroy(&Bv), coal_bvec_destroy(&Xv);
+      }
+    free(B), free(X);
+    coal_mat_destroy(&A);
+  }
+  CHECK(found, "bcsstk26.mtx.gz not found");
+  check_free_matrices(paths, np);
+}
+
 /* Awkward blocks: repeated, zero, nearly dependent columns; k > n. */
 static void test_blocks(void) {
   coal_mat A = NULL;
@@ -284,7 +380,7 @@ static coal_solve_reason run_reason(coal_solver S, int64_t n, int64_t k, int *it
   CHECK_OK(ctx, coal_bvec_create(ctx, n, k, COAL_F64, COAL_COL_MAJOR, 0, &X));
   CHECK_OK(ctx, coal_bvec_set_value(B, 1.0));
   CHECK_OK(ctx, coal_solver_solve(S, B, X));
-  coal_solve_info in = {COAL_SOLVE_NOT_RUN, -1, 0, 0, 0};
+  coal_solve_info in = {COAL_SOLVE_NOT_RUN, -1, 0, 0, 0, 0};
   CHECK_OK(ctx, coal_solver_get_info(S, 0, &in));
   *its = in.iterations;
   coal_bvec_destroy(&B);
@@ -445,6 +541,7 @@ int main(void) {
 #endif
   test_blocks();
   test_reorth();
+  test_verdict();
   test_failures();
   test_matrices();
   coal_ctx_destroy(&ctx);

@@ -25,6 +25,7 @@
  * and grid-stride loops over at most min(1024, 8*SMs) CTAs.
  */
 #include "../blas.h"
+#include "../dd.h"
 #include "cuda_internal.h"
 #include "reduce.cuh"
 
@@ -653,6 +654,41 @@ coal_status cu_jacobi(coal_mat A, double *dinv, int64_t *bad) {
   return COAL_SUCCESS;
 }
 
+/* R = B - A X in double-double (kernels/dd.h), the host twin's operations in the same order.
+ * A thread per entry (i, j), j fastest: the threads of a row share its entries of A through the
+ * cache and read neighbouring entries of row-major X and B. */
+__global__ void resid_dd_kernel(int32_t n, int64_t k, const int32_t *__restrict__ rowptr,
+                                const int32_t *__restrict__ col, const double *__restrict__ val,
+                                const double *__restrict__ B, int bcol, int64_t ldb,
+                                const double *__restrict__ X, int xcol, int64_t ldx,
+                                double *__restrict__ R) {
+  const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= (int64_t)n * k) return;
+  const int64_t i = t / k, j = t - i * k;
+  double hi = B[bcol ? j * ldb + i : i * ldb + j], lo = 0.0;
+  for (int32_t p = rowptr[i]; p < rowptr[i + 1]; p++) {
+    const int64_t c = col[p];
+    coal_dd_sub_prod(&hi, &lo, val[p], X[xcol ? j * ldx + c : c * ldx + j]);
+  }
+  R[t] = hi + lo;
+}
+
+coal_status cu_resid_dd(coal_mat A, int64_t k, const double *B, coal_layout lb, int64_t ldb,
+                        const double *X, coal_layout lx, int64_t ldx, double *R) {
+  coal_ctx ctx = A->ctx;
+  const int32_t n = A->nrows;
+  if (n == 0 || k == 0) return COAL_SUCCESS;
+  struct coal_mat_cuda *d = NULL;
+  COAL_CALL(coal_ops(ctx)->mat_prepare(A));
+  COAL_CALL(coal_cuda_mat(A, &d));
+  const int64_t total = (int64_t)n * k;
+  resid_dd_kernel<<<(unsigned)((total + 255) / 256), 256, 0, coal_stream(ctx)>>>(
+      n, k, d->rowptr, d->colind, (const double *)d->values, B, lb == COAL_COL_MAJOR, ldb, X,
+      lx == COAL_COL_MAJOR, ldx, R);
+  COAL_CUDA_LAUNCH_CHECK(ctx);
+  return COAL_SUCCESS;
+}
+
 } // namespace
 
 /* Positional (C++17 has no designated initialisers): order of coal_blas_ops. */
@@ -666,6 +702,7 @@ const coal_blas_ops coal_blas_cuda = {
     cu_cg_update_xr,
     cu_cg_update_p,
     cu_jacobi,
+    cu_resid_dd,
     coal_cu_bcg_gram,
     coal_cu_bcg_update,
     coal_cu_bcg_dir,

@@ -2,6 +2,7 @@
  * index order. They define the results the CUDA versions are tested against. */
 #include "../blas.h"
 #include "blas_vec.h"
+#include "../dd.h"
 
 #include <math.h>
 #include <string.h>
@@ -148,6 +149,24 @@ static coal_status host_jacobi(coal_mat A, double *dinv, int64_t *bad) {
   return COAL_SUCCESS;
 }
 
+static coal_status host_resid_dd(coal_mat A, int64_t k, const double *B, coal_layout lb,
+                                 int64_t ldb, const double *X, coal_layout lx, int64_t ldx,
+                                 double *R) {
+  COAL_CALL(coal_mat_host(A));
+  const double *v = (const double *)A->values;
+  const int bcol = lb == COAL_COL_MAJOR, xcol = lx == COAL_COL_MAJOR;
+  for (int32_t i = 0; i < A->nrows; i++)
+    for (int64_t j = 0; j < k; j++) {
+      double hi = B[bcol ? j * ldb + i : i * ldb + j], lo = 0.0;
+      for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+        const int64_t c = A->colind[p];
+        coal_dd_sub_prod(&hi, &lo, v[p], X[xcol ? j * ldx + c : c * ldx + j]);
+      }
+      R[(int64_t)i * k + j] = hi + lo;
+    }
+  return COAL_SUCCESS;
+}
+
 static void zero(double *a, int64_t count) {
   for (int64_t i = 0; i < count; i++) a[i] = 0.0;
 }
@@ -261,6 +280,7 @@ const coal_blas_ops coal_blas_host = {
     .cg_update_xr = host_cg_update_xr,
     .cg_update_p = host_cg_update_p,
     .jacobi = host_jacobi,
+    .resid_dd = host_resid_dd,
     .bcg_gram = host_bcg_gram,
     .bcg_update = host_bcg_update,
     .bcg_dir = host_bcg_dir,

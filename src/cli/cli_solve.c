@@ -146,16 +146,22 @@ void cli_solve_opts_default(cli_solve_opts *o) {
   o->rtol = 1e-8, o->atol = 0.0, o->maxit = 10000, o->check_every = 0;
 }
 
-static int solve_print(const cli_solve_result *r, const char *out) {
+/* One row per column: its verdict (the true residual decides), iterations over every run,
+ * residual replacements, the true residual and the solver's recursive one at its last check. */
+static int solve_print(const cli_solve_result *r, int method_cg, const char *out) {
   printf("  %-12s %d%s\n", "iterations", r->iterations,
-         r->k > 1 ? " (block iterations; per column below)" : "");
+         r->k <= 1   ? ""
+         : method_cg ? " (sum over columns)"
+                     : " (block iterations; per column below)");
   printf("  %-12s setup %.3f s, solve %.3f s\n", "time", r->setup_s, r->solve_s);
-  printf("  %-6s %-16s %10s %14s %14s\n", "column", "status", "iterations", "||b-Ax||",
-         "||b-Ax||/||b||");
+  printf("  %-6s %-16s %10s %8s %14s %14s %14s\n", "column", "status", "iterations", "restarts",
+         "||b-Ax||", "||b-Ax||/||b||", "recursive/||b||");
   for (int64_t j = 0; j < r->k; j++) {
     const coal_solve_info *in = &r->info[j];
-    printf("  %-6lld %-16s %10d %14.3e %14.3e\n", (long long)j, coal_solve_reason_name(in->reason),
-           in->iterations, in->resnorm, in->rhsnorm > 0 ? in->resnorm / in->rhsnorm : in->resnorm);
+    double bn = in->rhsnorm > 0 ? in->rhsnorm : 1.0;
+    printf("  %-6lld %-16s %10d %8d %14.3e %14.3e %14.3e\n", (long long)j,
+           coal_solve_reason_name(in->reason), in->iterations, in->replacements, in->resnorm,
+           in->resnorm / bn, in->rec_resnorm / bn);
   }
   printf("  %-12s %s; largest relative true residual %.3e\n", "result",
          r->all_converged ? "all columns converged" : "NOT all columns converged", r->max_rel);
@@ -231,7 +237,7 @@ int cli_solve(int argc, char **argv) {
   }
   if (rc == CLI_OK && out && (st = coal_bvec_write_mm(X, out)))
     rc = cli_fail(ctx, st, "writing %s", out);
-  if (rc == CLI_OK) rc = solve_print(&res, out);
+  if (rc == CLI_OK) rc = solve_print(&res, o.method == COAL_METHOD_CG, out);
   cli_solve_result_free(&res);
   coal_bvec_destroy(&B);
   coal_bvec_destroy(&X);
