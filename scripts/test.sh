@@ -21,7 +21,11 @@ tally() { # parses meson's summary lines from a log
 }
 
 status=0
-[ -d build-test ] || meson setup build-test -Dwerror=true "${extra[@]}"
+if [ ! -d build-test ]; then
+  meson setup build-test -Dwerror=true "${extra[@]}"
+elif [ ${#extra[@]} -gt 0 ]; then
+  meson configure build-test "${extra[@]}"
+fi
 ninja -C build-test
 meson test -C build-test --suite host --suite cuda --suite petsc --print-errorlogs --num-processes 2 \
   2>&1 | tee build-test/suite.log || status=1

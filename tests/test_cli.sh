@@ -59,6 +59,25 @@ expect help "$tmp/out" 'lap3d:N'
 expect help "$tmp/out" '^  eigs SPEC'
 expect help "$tmp/out" '^  bench eigs'
 run --help 0 "$BIN" --help
+# every command's own usage: CMD --help (anywhere on the line), -h, help CMD
+for c in demo info solve eigs version "bench spmv" "bench spmm" "bench spgemm" "bench solve" \
+  "bench eigs"; do
+  # shellcheck disable=SC2086
+  run "$c --help" 0 "$BIN" $c --help
+  expect "$c --help" "$tmp/out" "^Usage: coalesce $c\$"
+  expect "$c --help" "$tmp/out" "^  $c "
+  expect "$c --help" "$tmp/out" '^  --backend'
+  if grep -q '^  help ' "$tmp/out"; then bad "$c --help printed every command"; else ok; fi
+done
+run solve-h 0 "$BIN" solve lap3d:4 --nrhs 2 -h
+expect solve-h "$tmp/out" '^Usage: coalesce solve$'
+expect solve-h "$tmp/out" 'stagnated'
+run help-bench 0 "$BIN" help bench eigs
+expect help-bench "$tmp/out" '^  bench eigs '
+run bench-help 0 "$BIN" bench --help
+expect bench-help "$tmp/out" '^  bench spgemm '
+run help-unknown 2 "$BIN" help frobnicate
+run unknown-help 2 "$BIN" frobnicate --help
 
 # ---- info --------------------------------------------------------------------------------
 if [ $have_mat = 1 ]; then
@@ -109,6 +128,22 @@ if [ -d "$MATDIR" ]; then
   expect solve-nonsym "$tmp/err" 'not symmetric'
 else
   skip=$((skip + 2))
+fi
+# the verdict is the true residual: bcsstk26 at rtol 1e-12 ends converged within it or
+# stagnated (exit 1), never "converged" with a true residual above it
+if [ -d "$MATDIR" ]; then
+  "$BIN" solve "$MATDIR/bcsstk26.mtx.gz" --nrhs 4 --pc jacobi --rtol 1e-12 >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  if awk -v rc=$rc '$1 ~ /^[0-9]+$/ && NF == 7 {
+        n++; if ($2 == "converged" && $6 > 1e-12) badc++; if ($2 != "converged") nc++ }
+      END { exit !(n == 4 && !badc && (nc ? rc == 1 : rc == 0)) }' "$tmp/out"; then
+    ok
+  else
+    bad "solve-verdict: exit $rc with"; cat "$tmp/out" >&2
+  fi
+  expect solve-verdict "$tmp/out" 'restarts +\|\|b-Ax\|\| +\|\|b-Ax\|\|/\|\|b\|\| +recursive'
+else
+  skip=$((skip + 1))
 fi
 run solve-maxit 1 "$BIN" solve lap3d:6 --nrhs 2 --maxit 2
 expect solve-maxit "$tmp/out" 'iteration-limit'

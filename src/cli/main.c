@@ -3,84 +3,134 @@
 
 #include <string.h>
 
-/* Inserted into the help text (string literals stay short). */
-static const char eigs_help[] =
-    "  eigs SPEC [options]     the nev smallest (or largest) eigenpairs by LOBPCG; on lap2d,\n"
-    "                          lap3d and aniso also the closed-form eigenvalues and errors\n"
-    "      --nev N             number of eigenpairs (default 16)\n"
-    "      --block N           block size >= nev (default nev + max(4, nev/4))\n"
-    "      --which smallest|largest   (default smallest)\n"
-    "      --tol T             converged when ||Ax - lambda Mx|| <= T |lambda| ||x|| (1e-6;\n"
-    "                          a residual at the rounding level of A also counts)\n"
-    "      --maxit N           iteration limit (default 1000)\n"
-    "      --pc none|jacobi    preconditioner (default none)\n"
-    "      --mass M            the generalized problem A x = lambda M x (file or generator)\n"
-    "      --seed S            seed of the random starting block (default 1)\n"
-    "      --out V.mtx         write the eigenvectors (Matrix Market array, one per column)\n"
-    "      --history FILE      residual estimates per iteration and pair (CSV)\n"
-    "  bench eigs [SPEC...]    LOBPCG timed (median of --reps N, default 3; default matrix\n"
-    "                          lap3d:100) and the target: its 16 smallest eigenpairs to 1e-6\n"
-    "                          with Jacobi in <= 2 s, eigenvalues within 1e-8 of the exact\n"
-    "      --nev, --block, --which, --tol, --maxit, --seed as for eigs; --pc (default jacobi);\n"
-    "      --matrices DIR, --csv FILE, --json FILE as for bench spmv\n";
+/* The usage, one section per command: `coalesce help` prints them all, `coalesce CMD --help`
+ * (or -h, or `coalesce help CMD`) that command's alone, each followed by the common options.
+ * A section is a printf format that may use one int, the default CG check interval. */
+typedef struct {
+  const char *name, *text;
+} help_section;
 
-static void print_help(FILE *f) {
-  fprintf(f,
-          "coalesce %d.%d.%d: GPU iterative solvers for sparse symmetric systems\n"
-          "\n"
-          "Usage: coalesce COMMAND [OPTIONS] [SPEC...]\n"
-          "\n"
-          "Commands:\n"
-          "  demo [--n N] [--nrhs K]  3-D Poisson (7-point, N^3; N = 128 on a GPU, 32 on the\n"
-          "                          host) with K = 32 random right-hand sides: Block-CG with\n"
-          "                          Jacobi against K single-RHS CG solves, timed and checked\n"
-          "  info SPEC...            sizes, row lengths, symmetry, FastLoad format statistics and\n"
-          "                          the kernel the library picks; --height H as below\n"
-          "  bench spmv [SPEC...]    SpMV kernels against each other and cuSPARSE; options:\n"
-          "      --matrices DIR      also every *.mtx.gz in DIR\n"
-          "      --large             also lap3d:128, lap3d27:100, powerlaw:1048576:12\n"
-          "      --reps N            timed repetitions (default 100, after 10 warm-up runs)\n"
-          "      --height H          FastLoad block height limit (default 8)\n"
-          "      --csv FILE          one row per matrix and kernel\n"
-          "      --json FILE         the same as JSON\n"
-          "  bench spmm [SPEC...]    SpMM (Y = A X, X n x k) kernels in each block layout against\n"
-          "                          cuSPARSE, and how well the kernel selection does; options:\n"
-          "      --matrices DIR, --large, --csv FILE, --json FILE   as for bench spmv\n"
-          "      --k LIST            numbers of columns (default 1,4,8,16,32,64,128)\n"
-          "      --layout row|col|both   block layouts of our kernels (default both)\n"
-          "      --reps N            timed repetitions (default 30, after 5 warm-up runs)\n"
-          "      --height H          Swift block height limit (default 8)\n"
-          "  bench spgemm [SPEC...]  TileSpGEMM (A*A, A*A^T; P^T A P on lap3d specs) against\n"
-          "                          cuSPARSE SpGEMM, checked against the host twin; options:\n"
-          "      --matrices DIR, --csv FILE   as for bench spmv\n"
-          "      --large             also lap3d:128, lap3d27:64, powerlaw:1048576:12\n"
-          "      --reps N            timed repetitions (default 10, after 2 warm-up runs)\n"
-          "  solve SPEC [options]    A X = B by Block-CG or CG (SPEC: a .mtx file or a generator)\n"
-          "      --rhs B.mtx         right-hand sides (array or coordinate file), or\n"
-          "      --nrhs K            K random right-hand sides (default 1)\n"
-          "      --method blockcg|cg (default blockcg; cg solves the columns one by one)\n"
-          "      --pc none|jacobi    preconditioner (default none)\n"
-          "      --rtol R --atol A   stop when ||b-Ax|| <= max(R ||b||, A) (default 1e-8, 0)\n"
-          "      --maxit N           iteration limit (default 10000)\n"
-          "      --check-every N     CG: convergence check interval (default %d)\n"
-          "      --out X.mtx         write the solution (Matrix Market array)\n"
-          "      --history FILE      residual norms per iteration and column (CSV)\n"
-          "  bench solve [SPEC...]   Block-CG against sequential CG and one SpMV per iteration;\n"
-          "      --nrhs K (default 32), --pc, --rtol, --maxit, --csv FILE; --large: lap3d:128\n"
-          "%s"
-          "  version                 version and backends\n"
-          "  help                    this text\n"
-          "\n"
-          "Common options:\n"
-          "  --backend host|cuda|auto   default auto: $COALESCE_BACKEND, else cuda when a GPU is\n"
-          "                             present, else host\n"
-          "  --dtype f64|f32            value precision (default f64)\n"
-          "\n"
-          "%s"
-          "\n"
-          "Exit status: 0 success, 1 runtime failure or failed check, 2 usage error.\n",
-          COAL_VERSION_MAJOR, COAL_VERSION_MINOR, COAL_VERSION_PATCH, COAL_CG_CHECK_EVERY,
-          eigs_help, cli_spec_help);
+static const help_section sections[] = {
+    {"demo",
+     "  demo [--n N] [--nrhs K]  3-D Poisson (7-point, N^3; N = 128 on a GPU, 32 on the\n"
+     "                          host) with K = 32 random right-hand sides: Block-CG with\n"
+     "                          Jacobi against K single-RHS CG solves, timed and checked\n"},
+    {"info",
+     "  info SPEC...            sizes, row lengths, symmetry, FastLoad format statistics and\n"
+     "                          the kernel the library picks; --height H as for bench spmv\n"},
+    {"bench spmv",
+     "  bench spmv [SPEC...]    SpMV kernels against each other and cuSPARSE; options:\n"
+     "      --matrices DIR      also every *.mtx.gz in DIR\n"
+     "      --large             also lap3d:128, lap3d27:100, powerlaw:1048576:12\n"
+     "      --reps N            timed repetitions (default 100, after 10 warm-up runs)\n"
+     "      --height H          FastLoad block height limit (default 8)\n"
+     "      --csv FILE          one row per matrix and kernel\n"
+     "      --json FILE         the same as JSON\n"},
+    {"bench spmm",
+     "  bench spmm [SPEC...]    SpMM (Y = A X, X n x k) kernels in each block layout against\n"
+     "                          cuSPARSE, and how well the kernel selection does; options:\n"
+     "      --matrices DIR, --large, --csv FILE, --json FILE   as for bench spmv\n"
+     "      --k LIST            numbers of columns (default 1,4,8,16,32,64,128)\n"
+     "      --layout row|col|both   block layouts of our kernels (default both)\n"
+     "      --reps N            timed repetitions (default 30, after 5 warm-up runs)\n"
+     "      --height H          Swift block height limit (default 8)\n"},
+    {"bench spgemm",
+     "  bench spgemm [SPEC...]  TileSpGEMM (A*A, A*A^T; P^T A P on lap3d specs) against\n"
+     "                          cuSPARSE SpGEMM, checked against the host twin; options:\n"
+     "      --matrices DIR, --csv FILE   as for bench spmv\n"
+     "      --large             also lap3d:128, lap3d27:64, powerlaw:1048576:12\n"
+     "      --reps N            timed repetitions (default 10, after 2 warm-up runs)\n"},
+    {"solve",
+     "  solve SPEC [options]    A X = B by Block-CG or CG (SPEC: a .mtx file or a generator)\n"
+     "      --rhs B.mtx         right-hand sides (array or coordinate file), or\n"
+     "      --nrhs K            K random right-hand sides (default 1)\n"
+     "      --method blockcg|cg (default blockcg; cg solves the columns one by one)\n"
+     "      --pc none|jacobi    preconditioner (default none)\n"
+     "      --rtol R --atol A   converged when the true residual ||b-Ax|| <= max(R ||b||, A)\n"
+     "                          (default 1e-8, 0); a column whose recursive residual meets it\n"
+     "                          and true residual does not restarts from the true residual, up\n"
+     "                          to 3 times, else it ends 'stagnated'\n"
+     "      --maxit N           iteration limit per column, restarts included (default 10000)\n"
+     "      --check-every N     CG: convergence check interval (default %d)\n"
+     "      --out X.mtx         write the solution (Matrix Market array)\n"
+     "      --history FILE      residual norms per iteration and column (CSV)\n"
+     "                          exit status 1 when a column did not converge\n"},
+    {"bench solve",
+     "  bench solve [SPEC...]   Block-CG against sequential CG and one SpMV per iteration;\n"
+     "      --nrhs K (default 32), --pc, --rtol, --maxit, --csv FILE; --large: lap3d:128\n"},
+    {"eigs",
+     "  eigs SPEC [options]     the nev smallest (or largest) eigenpairs by LOBPCG; on lap2d,\n"
+     "                          lap3d and aniso also the closed-form eigenvalues and errors\n"
+     "      --nev N             number of eigenpairs (default 16)\n"
+     "      --block N           block size >= nev (default nev + max(4, nev/4))\n"
+     "      --which smallest|largest   (default smallest)\n"
+     "      --tol T             converged when ||Ax - lambda Mx|| <= T |lambda| ||x|| (1e-6;\n"
+     "                          a residual at the rounding level of A also counts)\n"
+     "      --maxit N           iteration limit (default 1000)\n"
+     "      --pc none|jacobi    preconditioner (default none)\n"
+     "      --mass M            the generalized problem A x = lambda M x (file or generator)\n"
+     "      --seed S            seed of the random starting block (default 1)\n"
+     "      --out V.mtx         write the eigenvectors (Matrix Market array, one per column)\n"
+     "      --history FILE      residual estimates per iteration and pair (CSV)\n"},
+    {"bench eigs",
+     "  bench eigs [SPEC...]    LOBPCG timed (median of --reps N, default 3; default matrix\n"
+     "                          lap3d:100) and the target: its 16 smallest eigenpairs to 1e-6\n"
+     "                          with Jacobi in <= 2 s, eigenvalues within 1e-8 of the exact\n"
+     "      --nev, --block, --which, --tol, --maxit, --seed as for eigs; --pc (default jacobi);\n"
+     "      --matrices DIR, --csv FILE, --json FILE as for bench spmv\n"},
+    {"version", "  version                 version and backends\n"},
+    {"help", "  help [COMMAND]          this text, or one command's (also COMMAND --help)\n"},
+};
+enum { NSECTIONS = sizeof sections / sizeof sections[0] };
+
+static const char common_help[] =
+    "Common options:\n"
+    "  --backend host|cuda|auto   default auto: $COALESCE_BACKEND, else cuda when a GPU is\n"
+    "                             present, else host\n"
+    "  --dtype f64|f32            value precision (default f64)\n"
+    "  --help, -h                 this command's usage\n"
+    "\n";
+
+static void print_section(FILE *f, const help_section *h) {
+  fprintf(f, h->text, COAL_CG_CHECK_EVERY);
+}
+
+/* "bench" names every benchmark's section */
+static int matches(const char *name, const char *section) {
+  return !strcmp(name, section) || (!strcmp(name, "bench") && !strncmp(section, "bench ", 6));
+}
+
+/* name == NULL: every command */
+static void print_help(FILE *f, const char *name) {
+  if (!name)
+    fprintf(f,
+            "coalesce %d.%d.%d: GPU iterative solvers for sparse symmetric systems\n\n"
+            "Usage: coalesce COMMAND [OPTIONS] [SPEC...]\n\nCommands:\n",
+            COAL_VERSION_MAJOR, COAL_VERSION_MINOR, COAL_VERSION_PATCH);
+  else
+    fprintf(f, "Usage: coalesce %s\n", name);
+  for (int i = 0; i < NSECTIONS; i++)
+    if (!name || matches(name, sections[i].name)) print_section(f, &sections[i]);
+  fprintf(f, "\n%s%s\nExit status: 0 success, 1 runtime failure or failed check, 2 usage error.\n",
+          common_help, cli_spec_help);
+}
+
+/* `coalesce help NAME...`, `coalesce NAME... --help`: NAME is "cmd" or "bench kind". */
+static int help_for(const char *cmd, const char *sub) {
+  char name[64];
+  snprintf(name, sizeof name, "%s%s%s", cmd, sub ? " " : "", sub ? sub : "");
+  for (int i = 0; i < NSECTIONS; i++)
+    if (matches(name, sections[i].name)) {
+      print_help(stdout, name);
+      return CLI_OK;
+    }
+  return cli_usage_error("no help for '%s': unknown command", name);
+}
+
+static int asks_help(int argc, char **argv) {
+  for (int i = 2; i < argc; i++)
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return 1;
+  return 0;
 }
 
 static int cmd_version(void) {
@@ -93,7 +143,7 @@ static int cmd_version(void) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    print_help(stderr);
+    print_help(stderr, NULL);
     return CLI_USAGE;
   }
   const char *cmd = argv[1];
@@ -101,8 +151,15 @@ int main(int argc, char **argv) {
   int sub_argc = argc - 1;
   char **sub_argv = argv + 1;
   if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
-    print_help(stdout);
-    return CLI_OK;
+    if (argc < 3) {
+      print_help(stdout, NULL);
+      return CLI_OK;
+    }
+    return help_for(argv[2], !strcmp(argv[2], "bench") && argc > 3 ? argv[3] : NULL);
+  }
+  if (asks_help(argc, argv)) {
+    const int bench = !strcmp(cmd, "bench") && argc > 2 && argv[2][0] != '-';
+    return help_for(cmd, bench ? argv[2] : NULL);
   }
   if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) return cmd_version();
   if (!strcmp(cmd, "info")) return cli_info(sub_argc, sub_argv);
