@@ -1,6 +1,7 @@
 /* Host SpMV kernels: csr-merge, fastload and fastload-t against csr-vector, and csr-vector
  * against a plain loop written here, on edge cases and on every shared matrix, for both
- * dtypes, several FastLoad heights, beta = 0 over NaN and general alpha/beta. */
+ * dtypes, several FastLoad heights, beta = 0 over NaN and general alpha/beta; and y += A x in
+ * AIJ's order (coal_spmv_onto_y_raw). */
 #include "check.h"
 #include "internal.h"
 #include "spmv.h"
@@ -74,6 +75,43 @@ static void check_case(coal_mat A, const char *name, double alpha, double beta) 
   free(x), free(y0), free(y), free(ref), free(got), free(xd), free(y0d), free(vec);
 }
 
+/* coal_spmv_onto_y_raw (y += A x, each row's sum started from y_i, PETSc's AIJ order) against
+ * that order written here, bit for bit after rounding to the dtype, and against csr-vector with
+ * alpha = beta = 1 to rounding. */
+static void check_onto_y(coal_mat A, const char *name) {
+  coal_dtype dt = A->dtype;
+  size_t es = coal_dtype_size(dt);
+  int32_t m = A->nrows, n = A->ncols;
+  void *x = malloc(es * ((size_t)n + 1)), *y = malloc(es * ((size_t)m + 1));
+  void *yv = malloc(es * ((size_t)m + 1)), *want = malloc(es * ((size_t)m + 1));
+  double *xd = malloc(sizeof(double) * ((size_t)n + 1)),
+         *got = malloc(sizeof(double) * ((size_t)m + 1)),
+         *vec = malloc(sizeof(double) * ((size_t)m + 1));
+  fill(x, dt, n, seed_counter++, 0.0);
+  fill(y, dt, m, seed_counter++, 0.0);
+  to_double(x, dt, xd, n);
+  memcpy(yv, y, es * (size_t)m);
+  for (int32_t i = 0; i < m; i++) {
+    double s = dt == COAL_F64 ? ((double *)y)[i] : ((float *)y)[i];
+    for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
+      s += (dt == COAL_F64 ? ((double *)A->values)[p] : ((float *)A->values)[p]) * xd[A->colind[p]];
+    if (dt == COAL_F64)
+      ((double *)want)[i] = s;
+    else
+      ((float *)want)[i] = (float)s;
+  }
+  CHECK_OK(A->ctx, coal_spmv_onto_y_raw(A, x, y));
+  CHECK(!memcmp(y, want, es * (size_t)m), "%s %s: onto-y differs from y_i-first sums", name,
+        dt == COAL_F64 ? "f64" : "f32");
+  CHECK_OK(A->ctx, coal_spmv_raw(A, COAL_SPMV_CSR_VECTOR, 1.0, x, 1.0, yv));
+  to_double(y, dt, got, m);
+  to_double(yv, dt, vec, m);
+  double d = check_rel_diff(got, vec, (size_t)m);
+  CHECK(d <= tol(dt), "%s %s: onto-y vs csr-vector alpha = beta = 1 %.3g", name,
+        dt == COAL_F64 ? "f64" : "f32", d);
+  free(x), free(y), free(yv), free(want), free(xd), free(got), free(vec);
+}
+
 /* coal_merge_path_search against the path walked step by step, at every diagonal. */
 static void check_merge_search(coal_mat A, const char *name) {
   const int32_t *row_end = A->rowptr + 1;
@@ -96,6 +134,7 @@ static void check_merge_search(coal_mat A, const char *name) {
 
 static void check_mat(coal_mat A, const char *name, int all_heights) {
   check_merge_search(A, name);
+  check_onto_y(A, name);
   static const int hs[] = {8, 1, 2, 4, 32};
   int nh = all_heights ? 5 : 2;
   for (int h = 0; h < nh; h++) {

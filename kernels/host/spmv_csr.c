@@ -2,25 +2,43 @@
  * for both dtypes; the result is rounded once to the matrix dtype when stored. */
 #include "../../src/backend.h"
 
-/* y[i] = alpha*sum + beta*y[i]; beta == 0 does not read y. */
-#define CSR_ROWS(T)                                                                                \
+/* Row i's running sum starts at START, adds a_ij x_j in stored (column) order, and y[i] = STORE
+ * (an expression of `sum`). */
+#define CSR_ROWS(T, START, STORE)                                                                  \
   do {                                                                                             \
     const T *v_ = (const T *)A->values;                                                            \
     const T *x_ = (const T *)x;                                                                    \
     T *y_ = (T *)y;                                                                                \
     for (int32_t i = 0; i < A->nrows; i++) {                                                       \
-      double sum = 0.0;                                                                            \
+      double sum = (START);                                                                        \
       for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)                                    \
         sum += (double)v_[p] * (double)x_[A->colind[p]];                                           \
-      y_[i] = (T)(beta == 0.0 ? alpha * sum : alpha * sum + beta * (double)y_[i]);                 \
+      y_[i] = (T)(STORE);                                                                          \
     }                                                                                              \
   } while (0)
+
+/* y[i] = alpha*sum + beta*y[i]; beta == 0 does not read y. */
+#define CSR_AXPBY(T)                                                                               \
+  CSR_ROWS(T, 0.0, beta == 0.0 ? alpha * sum : alpha * sum + beta * (double)y_[i])
 
 coal_status coal_spmv_csr_vector_host(coal_mat A, double alpha, const void *x, double beta,
                                       void *y) {
   if (A->dtype == COAL_F64)
-    CSR_ROWS(double);
+    CSR_AXPBY(double);
   else
-    CSR_ROWS(float);
+    CSR_AXPBY(float);
+  return COAL_SUCCESS;
+}
+
+/* y[i] += (row i of A) x with y[i] as the first term of the sum:
+ * y_i <- ((y_i + a_{i,j1} x_{j1}) + a_{i,j2} x_{j2}) + ... in stored (column) order, every
+ * addition rounded as it happens (in double; fp32 rounds once when stored). For fp64 this is
+ * the order of PETSc's MatMultAdd_SeqAIJ, which starts each row's sum from y_i; alpha = beta =
+ * 1 above rounds (sum of the products) + y_i instead. */
+coal_status coal_spmv_csr_onto_y_host(coal_mat A, const void *x, void *y) {
+  if (A->dtype == COAL_F64)
+    CSR_ROWS(double, (double)y_[i], sum);
+  else
+    CSR_ROWS(float, (double)y_[i], sum);
   return COAL_SUCCESS;
 }

@@ -45,11 +45,32 @@ static PetscErrorCode MatDestroy_MPIAIJSwift(Mat A) {
   PetscFunctionReturn(0);
 }
 
+/* Products with an MPIDense B: PETSc's own MPIAIJ x MPIDense implementation, which the dense
+ * type publishes (MatProductSetFromOptions_mpiaij_mpidense_C) for the type name mpiaij only.
+ * For AB it multiplies the diagonal block by B's local rows through the block's product
+ * (seqaijswift x seqdense: coal_spmm, each row's sum from 0 in column order) and then adds the
+ * off-diagonal block times the ghost rows W with AIJ's kernel on the block's arrays:
+ * C_i = (A_d B)_i + (sum_j (A_o)_ij W_j, from 0 in column order). Without it PETSc falls back to
+ * one MatMult per column, whose rows start the off-diagonal sum from (A_d B)_i
+ * (MatMult_MPIAIJ's order): the same product rounded differently, which AIJ's LOBPCG does not
+ * do. Product types the function does not take are left to PETSc's fallback. */
+static PetscErrorCode swift_mpi_product_dense(Mat C) {
+  PetscErrorCode (*f)(Mat) = NULL;
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQueryFunction((PetscObject)C->product->B,
+                                     "MatProductSetFromOptions_mpiaij_mpidense_C", &f));
+  if (f) PetscCall((*f)(C));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode swift_mpi_compose(Mat B, PetscBool on) {
   PetscFunctionBegin;
   PetscCall(swift_republish(B, "MatConvert_mpiaij_hypre_C", "MatConvert_mpiaijswift_hypre_C", on));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaij_mpiaijswift_C",
                                        on ? MatConvert_MPIAIJ_MPIAIJSwift : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B,
+                                       "MatProductSetFromOptions_mpiaijswift_mpidense_C",
+                                       on ? swift_mpi_product_dense : NULL));
   PetscFunctionReturn(0);
 }
 

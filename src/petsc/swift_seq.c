@@ -100,6 +100,15 @@ static PetscErrorCode swift_build(Mat A, Mat_SeqAIJSwift *s) {
                       ((PetscObject)A)->type_name, (long long)m, (long long)n, (long long)nnz,
                       coal_backend_name(coal_ctx_backend(ctx)),
                       coal_spmv_kernel_name(coal_spmv_select(s->cm))));
+  /* AIJ's i-node kernels (rows of identical structure) add each row's products in pairs,
+   * sum += (a_1 x_1 + a_2 x_2), which the running sum here does not reproduce bit for bit */
+  PetscInt nodes = 0, limit, *sizes;
+  PetscCall(MatInodeGetInodeSizes(A, &nodes, &sizes, &limit));
+  if (nodes > 0)
+    PetscCall(PetscInfo(A,
+                        "%s: AIJ would multiply with its i-node kernels (%" PetscInt_FMT
+                        " nodes), whose rounding differs from coalesce's row sums\n",
+                        ((PetscObject)A)->type_name, nodes));
   if (!s->viewed) {
     PetscBool view = PETSC_FALSE;
     /* global, not under A's prefix: solvers make inner matrices with their own prefixes */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "coalesce.h"
+#include "coalesce_petsc.h"
 
 static int failures, checks;
 
@@ -40,6 +41,32 @@ static inline PetscReal vdiff(Vec a, Vec b) {
   PetscCallAbort(PETSC_COMM_SELF, VecDestroy(&d));
   if (nd != nd) return INFINITY;
   return nd / (na > 0 ? na : 1.0);
+}
+
+/* both local blocks of an mpiaijswift matrix are seqaijswift */
+static inline PetscErrorCode expect_swift_blocks(Mat S, const char *when) {
+  Mat Ad, Ao;
+  PetscBool d, o;
+  PetscFunctionBeginUser;
+  PetscCall(MatMPIAIJGetSeqAIJ(S, &Ad, &Ao, NULL));
+  PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQAIJSWIFT, &d));
+  PetscCall(PetscObjectTypeCompare((PetscObject)Ao, MATSEQAIJSWIFT, &o));
+  EXPECT(d && o, "%s: blocks are %s and %s", when, tname(Ad), tname(Ao));
+  PetscFunctionReturn(0);
+}
+
+/* checks and failures summed over PETSC_COMM_WORLD, printed once; *fails on every rank */
+static inline PetscErrorCode report_world(const char *name, int *fails) {
+  PetscMPIInt size;
+  int all = checks;
+  PetscFunctionBeginUser;
+  *fails = failures;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, fails, 1, MPI_INT, MPI_SUM, PETSC_COMM_WORLD));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_SUM, PETSC_COMM_WORLD));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %d ranks, %d checks, %d failures\n", name, (int)size,
+                        all, *fails));
+  PetscFunctionReturn(0);
 }
 
 /* 77 (meson's "skipped") when the CUDA backend is asked for and no GPU answers */

@@ -52,17 +52,6 @@ static PetscErrorCode compare(Mat A, Mat S, PetscRandom r, const char *when) {
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode check_blocks(Mat S, const char *when) {
-  Mat Ad, Ao;
-  PetscBool d, o;
-  PetscFunctionBeginUser;
-  PetscCall(MatMPIAIJGetSeqAIJ(S, &Ad, &Ao, NULL));
-  PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQAIJSWIFT, &d));
-  PetscCall(PetscObjectTypeCompare((PetscObject)Ao, MATSEQAIJSWIFT, &o));
-  EXPECT(d && o, "%s: blocks are %s and %s", when, tname(Ad), tname(Ao));
-  PetscFunctionReturn(0);
-}
-
 int main(int argc, char **argv) {
   const PetscInt N = 2000;
   Mat A, S, T;
@@ -82,7 +71,7 @@ int main(int argc, char **argv) {
   /* MatConvert of an assembled MPIAIJ */
   PetscCall(MatConvert(A, MATMPIAIJSWIFT, MAT_INITIAL_MATRIX, &S));
   EXPECT(!strcmp(tname(S), MATMPIAIJSWIFT), "MatConvert gave %s", tname(S));
-  PetscCall(check_blocks(S, "converted"));
+  PetscCall(expect_swift_blocks(S, "converted"));
   PetscCall(compare(A, S, r, "converted"));
   PetscCall(MatScale(A, -1.5));
   PetscCall(MatScale(S, -1.5));
@@ -91,7 +80,7 @@ int main(int argc, char **argv) {
   PetscCall(MatSetOption(S, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   PetscCall(fill(A, N, 37));
   PetscCall(fill(S, N, 37));
-  PetscCall(check_blocks(S, "after new nonzeros"));
+  PetscCall(expect_swift_blocks(S, "after new nonzeros"));
   PetscCall(compare(A, S, r, "after new nonzeros"));
   /* created through the root name, as -mat_type swift does, against a fresh MPIAIJ */
   Mat B;
@@ -105,18 +94,15 @@ int main(int argc, char **argv) {
   PetscCall(MatMPIAIJSetPreallocation(T, 5, NULL, 5, NULL));
   PetscCall(MatSeqAIJSetPreallocation(T, 10, NULL));
   PetscCall(fill(T, N, 37));
-  if (size > 1) PetscCall(check_blocks(T, "MatSetType(swift)"));
+  if (size > 1) PetscCall(expect_swift_blocks(T, "MatSetType(swift)"));
   PetscCall(compare(B, T, r, "MatSetType(swift)"));
   PetscCall(MatDestroy(&T));
   PetscCall(MatDestroy(&B));
   PetscCall(MatDestroy(&S));
   PetscCall(MatDestroy(&A));
   PetscCall(PetscRandomDestroy(&r));
-  int fails = failures, all = checks;
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &fails, 1, MPI_INT, MPI_SUM, PETSC_COMM_WORLD));
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_SUM, PETSC_COMM_WORLD));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_swift_mpi: %d ranks, %d checks, %d failures\n",
-                        size, all, fails));
+  int fails;
+  PetscCall(report_world("test_swift_mpi", &fails));
   PetscCall(PetscFinalize());
   return fails ? 1 : 0;
 }
