@@ -160,6 +160,13 @@ coal_status coal_gen_laplace3d(coal_ctx ctx, int64_t nx, int64_t ny, int64_t nz,
 /* 3-D 7-point anisotropic Laplacian: -(ex u_xx + ey u_yy + ez u_zz), coefficients > 0. */
 coal_status coal_gen_aniso3d(coal_ctx ctx, int64_t nx, int64_t ny, int64_t nz, double ex, double ey,
                              double ez, coal_dtype dtype, coal_mat *A);
+/* Thin structures in bending, simply supported: the square of the Dirichlet Laplacian. Beam:
+ * n nodes, tridiag(-1, 2, -1)^2 (5-point: 1, -4, 6, -4, 1; 5 at the ends). Plate: nx x ny grid,
+ * coal_gen_laplace2d's matrix squared (13-point biharmonic; diagonal 20 inside, 16 + the node's
+ * number of neighbours on the edges). SPD, condition number about 0.16 (N+1)^4 with N nodes a side
+ * (1.3e9 for a beam of 300 nodes): long CG runs from a small matrix. */
+coal_status coal_gen_beam(coal_ctx ctx, int64_t n, coal_dtype dtype, coal_mat *A);
+coal_status coal_gen_plate2d(coal_ctx ctx, int64_t nx, int64_t ny, coal_dtype dtype, coal_mat *A);
 /* Random power-law (Chung-Lu style) n x n matrix with the given mean nonzeros per row,
  * degree exponent gamma (> 2; 2.5 typical) and seed. Values in (0,1]; not symmetric. */
 coal_status coal_gen_powerlaw(coal_ctx ctx, int64_t n, double mean_degree, double gamma,

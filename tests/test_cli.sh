@@ -97,6 +97,11 @@ run info-gen 0 "$BIN" info lap3d:8 --dtype f32
 expect info-gen "$tmp/out" 'symmetric +yes'
 expect info-gen "$tmp/out" 'empty +0 rows, 0 columns'
 expect info-gen "$tmp/out" '512 x 512, 3200 nonzeros, f32'
+run info-beam-plate 0 "$BIN" info beam:5 plate:3
+expect info-beam-plate "$tmp/out" '5 x 5, 19 nonzeros, f64'
+expect info-beam-plate "$tmp/out" '9 x 9, 61 nonzeros, f64'
+run bad-beam 2 "$BIN" info beam:0
+expect bad-beam "$tmp/err" "expected beam:N"
 
 # ---- demo --------------------------------------------------------------------------------
 run demo 0 "$BIN" demo --backend host --n 12 --nrhs 4

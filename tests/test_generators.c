@@ -1,6 +1,7 @@
 /* Generators: exact sizes from closed forms, every entry of small stencils against a dense
  * reference built from grid coordinates, symmetry, row sums, diagonal dominance, SPD via a
- * dense Cholesky, determinism of the random generators, power-law statistics, and the
+ * dense Cholesky, the beam and plate (Laplacian squared) against a dense square and their
+ * closed-form eigenpairs, determinism of the random generators, power-law statistics, and the
  * generation time of the large sizes. */
 #include "check.h"
 
@@ -129,6 +130,102 @@ static coal_status gen(coal_ctx ctx, int kind, int64_t nx, int64_t ny, int64_t n
   if (kind == 27) return coal_gen_laplace3d(ctx, nx, ny, nz, 27, dt, A);
   if (ex == 1 && ey == 1 && ez == 1) return coal_gen_laplace3d(ctx, nx, ny, nz, 7, dt, A);
   return coal_gen_aniso3d(ctx, nx, ny, nz, ex, ey, ez, dt, A);
+}
+
+/* Beam and plate: L^2 of the 1-D / 2-D Dirichlet Laplacian. Every entry against the dense
+ * square of a reference L built from grid coordinates, canonical CSR, symmetry, SPD (dense
+ * Cholesky), f32 equal to f64 (integer entries); then, on sizes too large for dense checks, the
+ * closed-form extreme eigenpairs (sines; simply supported ends) to rounding, which also pins the
+ * condition number the solver tests rely on (beam:300 above 1e9). */
+static void test_bilaplace(coal_ctx ctx) {
+  static const int64_t dims[][2] = {{1, 1}, {2, 1}, {3, 1}, {5, 1}, {17, 1}, {1, 4},
+                                    {3, 4}, {5, 5}, {6, 2}, {7, 7}, {2, 9}};
+  for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++)
+    for (int plate = 0; plate < 2; plate++) {
+      int64_t nx = dims[t][0], ny = plate ? dims[t][1] : 1, n = nx * ny;
+      if (!plate && dims[t][1] != 1) continue;
+      double *L = plate ? ref_stencil(nx, ny, 1, 5, 1, 1, 1) : calloc((size_t)(n * n), 8);
+      for (int64_t i = 0; i < n && !plate; i++) {
+        L[i * n + i] = 2.0;
+        if (i > 0) L[i * n + i - 1] = L[(i - 1) * n + i] = -1.0;
+      }
+      double *ref = calloc((size_t)(n * n), sizeof(double));
+      int64_t nnz_ref = 0;
+      for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < n; j++) {
+          for (int64_t k = 0; k < n; k++) ref[i * n + j] += L[i * n + k] * L[k * n + j];
+          nnz_ref += ref[i * n + j] != 0.0;
+        }
+      for (int f = 0; f < 2; f++) {
+        coal_dtype dt = f ? COAL_F32 : COAL_F64;
+        coal_mat A = NULL;
+        CHECK_OK(ctx,
+                 plate ? coal_gen_plate2d(ctx, nx, ny, dt, &A) : coal_gen_beam(ctx, nx, dt, &A));
+        if (!A) continue;
+        csr c;
+        csr_get(ctx, A, &c);
+        double *d = csr_dense(&c);
+        int same = c.n == n && c.m == n && c.nnz == nnz_ref && csr_canonical(&c), sym = 1;
+        for (int64_t i = 0; i < n * n && same; i++) same = d[i] == ref[i];
+        for (int64_t i = 0; i < n; i++)
+          for (int64_t j = 0; j < i; j++) sym &= d[i * n + j] == d[j * n + i];
+        CHECK(same, "%s %lld x %lld (%s): not L^2 (%lld nonzeros, expected %lld)",
+              plate ? "plate" : "beam", (long long)nx, (long long)ny, f ? "f32" : "f64",
+              (long long)c.nnz, (long long)nnz_ref);
+        CHECK(sym && dense_spd(d, n), "%s %lld x %lld: not symmetric positive definite",
+              plate ? "plate" : "beam", (long long)nx, (long long)ny);
+        free(d);
+        csr_free(&c);
+        coal_mat_destroy(&A);
+      }
+      free(L), free(ref);
+    }
+  /* closed-form extreme eigenpairs: v = prod_d sin(pi i_d x_d / (n_d + 1)) with i_d = 1 or
+   * n_d, lambda = (sum_d 4 sin^2(pi i_d / 2(n_d + 1)))^2 */
+  const double pi = 3.14159265358979323846;
+  static const int64_t big[][2] = {{300, 1}, {600, 1}, {40, 30}, {32, 32}};
+  for (size_t t = 0; t < sizeof big / sizeof big[0]; t++) {
+    int64_t nx = big[t][0], ny = big[t][1], n = nx * ny;
+    coal_mat A = NULL;
+    CHECK_OK(ctx, ny == 1 ? coal_gen_beam(ctx, nx, COAL_F64, &A)
+                          : coal_gen_plate2d(ctx, nx, ny, COAL_F64, &A));
+    if (!A) continue;
+    csr c;
+    csr_get(ctx, A, &c);
+    double lam[2];
+    for (int top = 0; top < 2; top++) {
+      int64_t ix = top ? nx : 1, iy = top ? ny : 1;
+      double sx = sin(pi * (double)ix / (2.0 * (double)(nx + 1))),
+             sy = sin(pi * (double)iy / (2.0 * (double)(ny + 1)));
+      double l = 4.0 * sx * sx + (ny > 1 ? 4.0 * sy * sy : 0.0);
+      lam[top] = l * l;
+      double *v = malloc(sizeof(double) * (size_t)n), rr = 0.0, vv = 0.0;
+      for (int64_t j = 0; j < ny; j++)
+        for (int64_t i = 0; i < nx; i++)
+          v[i + nx * j] = sin(pi * (double)(ix * (i + 1)) / (double)(nx + 1)) *
+                          (ny > 1 ? sin(pi * (double)(iy * (j + 1)) / (double)(ny + 1)) : 1.0);
+      for (int64_t i = 0; i < n; i++) {
+        double s = -lam[top] * v[i];
+        for (int64_t p = c.rp[i]; p < c.rp[i + 1]; p++) s += c.v[p] * v[c.ci[p]];
+        rr += s * s, vv += v[i] * v[i];
+      }
+      CHECK(sqrt(rr / vv) <= 1e-12 * 64.0, "%lld x %lld: eigenpair %d residual %.3e (lambda %.6e)",
+            (long long)nx, (long long)ny, top, sqrt(rr / vv), lam[top]);
+      free(v);
+    }
+    double cond = lam[1] / lam[0], N = (double)nx + 1.0;
+    CHECK((ny != 1 && ny != nx) || (cond > 0.15 * N * N * N * N && cond < 0.17 * N * N * N * N),
+          "%lld x %lld: condition number %.3e, expected about 0.16 (N+1)^4", (long long)nx,
+          (long long)ny, cond);
+    if (nx == 300) CHECK(cond > 1e9, "beam 300: condition number %.3e", cond);
+    csr_free(&c);
+    coal_mat_destroy(&A);
+  }
+  coal_mat A = NULL;
+  CHECK_ERR(ctx, coal_gen_beam(ctx, -1, COAL_F64, &A), COAL_ERR_ARG);
+  CHECK_ERR(ctx, coal_gen_plate2d(ctx, 3, -2, COAL_F64, &A), COAL_ERR_ARG);
+  CHECK_ERR(ctx, coal_gen_plate2d(ctx, 3, 3, COAL_F64, NULL), COAL_ERR_ARG);
+  CHECK_ERR(ctx, coal_gen_plate2d(ctx, 65536, 65536, COAL_F64, &A), COAL_ERR_OVERFLOW);
 }
 
 /* Small grids: size, canonical CSR, every entry, symmetry, row sums, dominance, SPD. */
@@ -485,6 +582,7 @@ int main(void) {
   if (!ctx) return check_finish();
   test_stencils_small(ctx);
   test_stencil_errors(ctx);
+  test_bilaplace(ctx);
   test_powerlaw(ctx);
   test_random_spd(ctx);
   test_large(ctx);

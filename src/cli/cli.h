@@ -44,6 +44,8 @@ int cli_usage_error(const char *fmt, ...)
 typedef enum {
   CLI_SPEC_FILE,     /* Matrix Market file (.mtx, .mtx.gz) */
   CLI_SPEC_LAP2D,    /* lap2d:N        N x N grid, 5-point */
+  CLI_SPEC_BEAM,     /* beam:N         N nodes, 5-point biharmonic (1-D Laplacian squared) */
+  CLI_SPEC_PLATE,    /* plate:N        N x N grid, 13-point biharmonic (lap2d squared) */
   CLI_SPEC_LAP3D,    /* lap3d:N        N^3 grid, 7-point */
   CLI_SPEC_LAP3D27,  /* lap3d27:N      N^3 grid, 27-point */
   CLI_SPEC_ANISO,    /* aniso:N:ex:ey:ez */

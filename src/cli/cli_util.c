@@ -110,6 +110,10 @@ const char cli_spec_help[] =
     "Matrix specs (wherever a matrix is expected):\n"
     "  FILE.mtx, FILE.mtx.gz        Matrix Market file (coordinate real/integer/pattern)\n"
     "  lap2d:N                      2-D 5-point Laplacian on an N x N grid\n"
+    "  beam:N                       thin beam in bending, N nodes: the 1-D Laplacian squared\n"
+    "                               (5-point; condition 0.16 (N+1)^4: 1.3e9 at N = 300)\n"
+    "  plate:N                      thin plate in bending on an N x N grid: lap2d:N squared\n"
+    "                               (13-point biharmonic; condition 0.16 (N+1)^4)\n"
     "  lap3d:N                      3-D 7-point Laplacian on an N^3 grid\n"
     "  lap3d27:N                    3-D 27-point Laplacian on an N^3 grid\n"
     "  aniso:N:ex:ey:ez             3-D 7-point anisotropic Laplacian, coefficients > 0\n"
@@ -123,6 +127,8 @@ static const struct {
   const char *form;
 } generators[] = {
     {"lap2d", CLI_SPEC_LAP2D, 1, 1, "lap2d:N"},
+    {"beam", CLI_SPEC_BEAM, 1, 1, "beam:N"},
+    {"plate", CLI_SPEC_PLATE, 1, 1, "plate:N"},
     {"lap3d", CLI_SPEC_LAP3D, 1, 1, "lap3d:N"},
     {"lap3d27", CLI_SPEC_LAP3D27, 1, 1, "lap3d27:N"},
     {"aniso", CLI_SPEC_ANISO, 4, 4, "aniso:N:ex:ey:ez"},
@@ -187,8 +193,8 @@ int cli_spec_parse(const char *text, cli_spec *sp) {
     g++;
   if (g == NGEN)
     return spec_error(text, NULL,
-                      "unknown generator '%.*s' (known: lap2d, lap3d, lap3d27, aniso, powerlaw, "
-                      "spd; files end in .mtx or .mtx.gz)",
+                      "unknown generator '%.*s' (known: lap2d, beam, plate, lap3d, lap3d27, "
+                      "aniso, powerlaw, spd; files end in .mtx or .mtx.gz)",
                       (int)plen, text);
   const char *form = generators[g].form;
   /* split the fields after the prefix */
@@ -215,7 +221,11 @@ int cli_spec_parse(const char *text, cli_spec *sp) {
     return spec_error(text, form, "'%s' is not a positive integer", field[0]);
   sp->n = n;
   switch (sp->kind) {
+  case CLI_SPEC_BEAM:
+    if (!grid_ok(n, 1)) return spec_error(text, form, "N = %lld is too large", (long long)n);
+    break;
   case CLI_SPEC_LAP2D:
+  case CLI_SPEC_PLATE:
     if (!grid_ok(n, 2)) return spec_error(text, form, "N = %lld is too large", (long long)n);
     break;
   case CLI_SPEC_LAP3D:
@@ -250,6 +260,8 @@ coal_status cli_spec_load(coal_ctx ctx, const cli_spec *sp, coal_dtype dtype, co
   switch (sp->kind) {
   case CLI_SPEC_FILE: return coal_mat_read_mm(ctx, sp->text, dtype, A);
   case CLI_SPEC_LAP2D: return coal_gen_laplace2d(ctx, n, n, dtype, A);
+  case CLI_SPEC_BEAM: return coal_gen_beam(ctx, n, dtype, A);
+  case CLI_SPEC_PLATE: return coal_gen_plate2d(ctx, n, n, dtype, A);
   case CLI_SPEC_LAP3D: return coal_gen_laplace3d(ctx, n, n, n, 7, dtype, A);
   case CLI_SPEC_LAP3D27: return coal_gen_laplace3d(ctx, n, n, n, 27, dtype, A);
   case CLI_SPEC_ANISO:
@@ -265,6 +277,12 @@ void cli_spec_describe(const cli_spec *sp, char *buf, size_t len) {
   switch (sp->kind) {
   case CLI_SPEC_FILE: snprintf(buf, len, "Matrix Market file %s", sp->text); break;
   case CLI_SPEC_LAP2D: snprintf(buf, len, "2-D 5-point Laplacian, %lld x %lld grid", n, n); break;
+  case CLI_SPEC_BEAM:
+    snprintf(buf, len, "thin beam (5-point biharmonic, 1-D Laplacian squared), %lld nodes", n);
+    break;
+  case CLI_SPEC_PLATE:
+    snprintf(buf, len, "thin plate (13-point biharmonic, lap2d squared), %lld x %lld grid", n, n);
+    break;
   case CLI_SPEC_LAP3D: snprintf(buf, len, "3-D 7-point Laplacian, %lld^3 grid", n); break;
   case CLI_SPEC_LAP3D27: snprintf(buf, len, "3-D 27-point Laplacian, %lld^3 grid", n); break;
   case CLI_SPEC_ANISO:
