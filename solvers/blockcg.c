@@ -48,6 +48,9 @@ typedef struct {
   double *L, *Gw, *Mw, *Hw, *T, *Tt, *H, *CA, *CB, *YZ, *Bt, *Id, *work, *nrm, *norm0, *tol;
   int32_t *act, *keep, *gone, *gone_to, *piv;
   int pending; /* Xa += W CA is owed: bcg_dir or settle() pays it */
+  int s_prev;  /* > 0: the last search block kept s_prev < ka directions; the next update
+                  measures the rank of Z on the same columns (collapsed()) */
+  int streak;  /* consecutive iterations whose search block had collapsed */
 } bcg_work;
 
 enum { BCG_KK = 12 }; /* k x k host matrices */
@@ -208,11 +211,37 @@ static coal_status update(coal_solver S, bcg_work *w, int64_t kw, int64_t ka) {
   coal_ctx ctx = S->ctx;
   const coal_blas_ops *b = coal_blas(ctx);
   int64_t n = S->n;
+  double *RZ = w->s_prev ? w->Id : NULL; /* Id is free until the direction pass refills it */
   if (S->pc != COAL_PC_USER)
-    return b->bcg_update(ctx, n, kw, ka, w->Y, w->CA, w->R, S->dinv, w->Z, w->nrm, w->YZ, NULL);
+    return b->bcg_update(ctx, n, kw, ka, w->Y, w->CA, w->R, S->dinv, w->Z, w->nrm, w->YZ, RZ);
   if (kw > 0) COAL_CALL(b->gemm(ctx, n, kw, ka, -1.0, w->Y, kw, w->CA, ka, 1.0, w->R, ka));
   COAL_CALL(coal_solver_apply_pc(S, ka, w->R, w->Z, w->nrm));
+  if (RZ) COAL_CALL(b->gram(ctx, n, ka, ka, w->R, ka, w->Z, ka, RZ, ka));
   return kw > 0 ? b->gram(ctx, n, kw, ka, w->Y, kw, w->Z, ka, w->YZ, ka) : COAL_SUCCESS;
+}
+
+/* Rank collapse of the search block. W' = Z + P beta is orthonormalised from its own Gram;
+ * in long ill-conditioned runs P beta outgrows Z by 1e7 and more, every column of W' lies
+ * within ~1e-7 rad of span(P), and the Gram (which squares those sines to the rounding
+ * level) drops directions that carry Z's new information: the block's rank falls while the
+ * residuals stay independent, and cannot recover (beam:300: 8 to 2 with 8 columns active;
+ * bench/RESULTS.md). In exact arithmetic rank(W') = rank(Z). So after a search block that
+ * kept s < ka directions, the next update measures Z^T M Z on the same ka columns (its Gram
+ * comes out of the same pass) and its rank by the same rule; more independent residuals than
+ * kept directions is a collapse. Returns 1 then. Uses Bt and work as scratch. A single
+ * collapse heals (the repeated product on P = W T restores the rank the next iteration:
+ * 1138_bus with 32 columns, 494_bus); the handoff waits for COAL_BCG_COLLAPSE_STREAK in a
+ * row. */
+static int collapsed(bcg_work *w, int64_t ka64) {
+  const int ka = (int)ka64, s = w->s_prev;
+  int rz = 0;
+  double minp;
+  w->s_prev = 0;
+  coal_dense_symmetrize(ka, w->Id, ka);
+  if (coal_dense_orth_factor_pivot(ka, w->Id, ka, COAL_BCG_DROP_TOL, w->Bt, ka, &rz, w->work,
+                                   w->piv, &minp))
+    return 0; /* a non-finite Gram: the iteration reports it */
+  return rz > s;
 }
 
 /* After the update: beta = -G^-1 T^T YZ (s x ka) and CB = T beta (kw x ka). */
@@ -266,7 +295,14 @@ coal_status coal_blockcg_solve(coal_solver S, coal_bvec B, coal_bvec X) {
 
   for (int it = 0;; it++) {
     /* R -= Y CA (kw > 0); Z = M^-1 R, norms, Y^T Z; converged columns leave */
+    const int check = w.s_prev > 0;
     COAL_CALL_GOTO(st, update(S, &w, kw, ka), done);
+    w.streak = check && collapsed(&w, ka) ? w.streak + 1 : 0;
+    if (w.streak >= COAL_BCG_COLLAPSE_STREAK) { /* the columns go on with CG (solver.c) */
+      S->handoffs += (int)ka;
+      COAL_CALL_GOTO(st, retire_all(S, &w, X, kw, ka, it, COAL_SOLVE_HANDOFF), done);
+      break;
+    }
     int ngone, nkeep;
     classify(S, &w, ka, it, COAL_SOLVE_NOT_RUN, &ngone, &nkeep);
     S->iterations = it;
@@ -304,6 +340,7 @@ coal_status coal_blockcg_solve(coal_solver S, coal_bvec B, coal_bvec X) {
       COAL_CALL_GOTO(st, retire_all(S, &w, X, kw, ka, it, COAL_SOLVE_BREAKDOWN), done);
       break;
     }
+    w.s_prev = s < ka ? (int)s : 0;
     if (coal_dense_cholesky((int)s, w.L, (int)s)) {
       int nan = 0;
       for (int64_t i = 0; i < s; i++) nan |= isnan(w.L[i * s + i]);

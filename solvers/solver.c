@@ -238,11 +238,15 @@ static coal_status check_block(coal_solver S, coal_bvec V, const char *what) {
   return COAL_SUCCESS;
 }
 
-/* Runs the method on all S->k columns of B / X and sets every column's true residual. */
+static coal_status finish_handoffs(coal_solver S, coal_bvec B, coal_bvec X, double *nrm);
+
+/* Runs the method on all S->k columns of B / X (CG finishing what Block-CG hands off) and sets
+ * every column's true residual. */
 static coal_status run_and_check(coal_solver S, coal_bvec B, coal_bvec X, double *nrm) {
   double *R = NULL;
   coal_status st = S->method == COAL_METHOD_CG || S->k == 1 ? coal_cg_solve(S, B, X)
                                                             : coal_blockcg_solve(S, B, X);
+  if (!st) st = finish_handoffs(S, B, X, nrm);
   if (!st) st = coal_solver_alloc(S, (size_t)S->n * (size_t)S->k, &R);
   if (!st) st = residual_norms(S, B, X, R, 1, nrm);
   for (int64_t j = 0; !st && j < S->k; j++) S->info[j].resnorm = nrm[j];
@@ -259,7 +263,7 @@ static double column_tol(const coal_solver S, const coal_solve_info *in) {
  * and (Block-CG) a fresh search block. Their iterations and replacements add up; the
  * iteration limit holds for each column's total. The monitor sees all columns throughout. */
 static coal_status replace_columns(coal_solver S, coal_bvec B, coal_bvec X, const int32_t *cols,
-                                   int64_t m, double *nrm) {
+                                   int64_t m, int replacement, double *nrm) {
   coal_ctx ctx = S->ctx;
   const coal_blas_ops *b = coal_blas(ctx);
   int64_t k = S->k, n = S->n;
@@ -305,7 +309,8 @@ static coal_status replace_columns(coal_solver S, coal_bvec B, coal_bvec X, cons
   for (int64_t a = 0; !st && a < m; a++) {
     coal_solve_info *in = &full[cols[a]];
     in->reason = sub[a].reason, in->iterations += sub[a].iterations;
-    in->rec_resnorm = sub[a].rec_resnorm, in->resnorm = sub[a].resnorm, in->replacements++;
+    in->rec_resnorm = sub[a].rec_resnorm, in->resnorm = sub[a].resnorm;
+    in->replacements += replacement;
   }
   coal_bvec_destroy(&Bs);
   coal_bvec_destroy(&Xs);
@@ -343,9 +348,40 @@ static coal_status settle_verdicts(coal_solver S, coal_bvec B, coal_bvec X, doub
         cols[m++] = (int32_t)j, prev[j] = in->resnorm;
     }
     if (m == 0) break;
-    st = replace_columns(S, B, X, cols, m, nrm);
+    /* once Block-CG's search block has collapsed on this problem, replacements run CG */
+    coal_method method = S->method;
+    if (S->handoffs) S->method = COAL_METHOD_CG;
+    st = replace_columns(S, B, X, cols, m, 1, nrm);
+    S->method = method;
   }
   coal_free(prev);
+  return st;
+}
+
+/* Columns that Block-CG handed off after a collapse of its search block go on with CG from
+ * their current X; their iterations add up and the limit holds for the total. */
+static coal_status finish_handoffs(coal_solver S, coal_bvec B, coal_bvec X, double *nrm) {
+  int64_t m = 0;
+  int32_t *cols = NULL;
+  for (int64_t j = 0; j < S->k; j++) m += S->info[j].reason == COAL_SOLVE_HANDOFF;
+  if (m == 0) return COAL_SUCCESS;
+  COAL_CALL(coal_malloc(S->ctx, sizeof(int32_t) * (size_t)m, (void **)&cols));
+  m = 0;
+  for (int64_t j = 0; j < S->k; j++)
+    if (S->info[j].reason == COAL_SOLVE_HANDOFF) {
+      if (S->info[j].iterations >= S->maxit)
+        S->info[j].reason = COAL_SOLVE_ITERATION_LIMIT;
+      else
+        cols[m++] = (int32_t)j;
+    }
+  coal_status st = COAL_SUCCESS;
+  if (m > 0) {
+    coal_method method = S->method;
+    S->method = COAL_METHOD_CG;
+    st = replace_columns(S, B, X, cols, m, 0, nrm);
+    S->method = method;
+  }
+  coal_free(cols);
   return st;
 }
 
@@ -361,6 +397,7 @@ coal_status coal_solver_solve(coal_solver S, coal_bvec B, coal_bvec X) {
   coal_free(S->info);
   coal_free(S->mon_norms);
   S->info = NULL, S->mon_norms = NULL, S->k = k, S->iterations = 0, S->reorth = 0;
+  S->handoffs = 0;
   COAL_CALL(coal_calloc(S->ctx, sizeof(coal_solve_info) * (size_t)(k + 1), (void **)&S->info));
   COAL_CALL(coal_calloc(S->ctx, sizeof(double) * (size_t)(k + 1), (void **)&S->mon_norms));
   for (int64_t j = 0; j < k; j++) S->info[j].reason = COAL_SOLVE_NOT_RUN;

