@@ -1,4 +1,4 @@
-/* Merge-based CSR SpMM (paper 001, section 4.2, on the merge-path partition of Merrill and
+/* Merge-based CSR SpMM ([YANG18], section 4.2, on the merge-path partition of Merrill and
  * Garland that the SpMV kernel uses): Y = alpha*A*X + beta*Y with an equal share of the merge
  * path (row ends + nonzeros) per CTA, whatever the row lengths (power-law hubs included).
  *

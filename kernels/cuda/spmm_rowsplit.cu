@@ -1,4 +1,4 @@
-/* Row-split CSR SpMM (paper 001, section 4.1): Y = alpha*A*X + beta*Y, one (sub-)warp per row,
+/* Row-split CSR SpMM ([YANG18], section 4.1): Y = alpha*A*X + beta*Y, one (sub-)warp per row,
  * no atomics, Y written once.
  *
  * Column lanes (k >= 5): a group of W lanes owns a row; lane l owns the V consecutive columns

@@ -1,4 +1,4 @@
-/* FastLoad SpMV (paper 003, section IV) on the format documented in src/internal.h.
+/* FastLoad SpMV ([FASTLOAD], section IV) on the format documented in src/internal.h.
  *
  * Scatter (coal_spmv_fastload_cuda, A->fl, lanes = columns of A): the paper's kernel. y is
  * first scaled by beta; then a warp per block: lane l owns sorted column blk_col+l, loads
