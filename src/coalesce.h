@@ -46,9 +46,9 @@ typedef enum { COAL_F64 = 0, COAL_F32 = 1 } coal_dtype;
 
 /* Dense block layout: column-major (entry (i,j) at i + j*ld) or row-major (i*ld + j). */
 typedef enum { COAL_COL_MAJOR = 0, COAL_ROW_MAJOR = 1 } coal_layout;
-/* The layout the solvers use for blocks of vectors: row-major. Measured on an H200 (fp64,
- * 7-point Laplacian 128^3, k = 32): our best row-major SpMM 591 us against 2039 us
- * column-major; cuSPARSE 1053 us row-major against 2001 us column-major (bench/RESULTS.md). */
+/* The layout the solvers use for blocks of vectors: row-major, where both our SpMM and
+ * cuSPARSE's run several times faster than on column-major blocks (bench/RESULTS.md, rule
+ * layout). */
 #define COAL_DEFAULT_LAYOUT COAL_ROW_MAJOR
 
 /* SpMV kernels. AUTO picks from cheap matrix statistics. */
