@@ -7,7 +7,8 @@
  * is about q * 2^-104 * sum |a x|, so a residual whose true size is far below
  * 2^-53 * sum |a x| (where the fp64 sum is all rounding) still comes out with most of its
  * digits. Neither TwoSum nor the low-part sums hold a product, so contraction into fma cannot
- * change them; the code must not be built with reassociating options (-ffast-math). */
+ * change them; the code must not be built with reassociating options (-ffast-math).
+ * [DEKKER71], [ORO05] (docs/REFERENCES.md). */
 #ifndef COAL_DD_H
 #define COAL_DD_H
 

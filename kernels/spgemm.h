@@ -1,4 +1,4 @@
-/* Sparse x sparse products (TileSpGEMM, paper 004), declared once for every backend.
+/* Sparse x sparse products (TileSpGEMM, [TILESPGEMM]), declared once for every backend.
  *
  * A product object (struct coal_spgemm_s, public handle coal_spgemm) holds what the numeric
  * step needs, so that a numeric-only recomputation (values of A or B changed, structure not)
@@ -38,7 +38,7 @@
 extern "C" {
 #endif
 
-/* Tiles of C with more nonzeros than this use the dense accumulator (paper: 192, i.e. 75% of
+/* Tiles of C with more nonzeros than this use the dense accumulator ([TILESPGEMM]: 192, i.e. 75% of
  * the 256 cells). Any value in 0..256 gives the same result; only speed differs. */
 #define COAL_SPGEMM_DENSE_NNZ 192
 

@@ -46,9 +46,9 @@ typedef enum { COAL_F64 = 0, COAL_F32 = 1 } coal_dtype;
 
 /* Dense block layout: column-major (entry (i,j) at i + j*ld) or row-major (i*ld + j). */
 typedef enum { COAL_COL_MAJOR = 0, COAL_ROW_MAJOR = 1 } coal_layout;
-/* The layout the solvers use for blocks of vectors: row-major. Measured on an H200 (fp64,
- * 7-point Laplacian 128^3, k = 32): our best row-major SpMM 591 us against 2039 us
- * column-major; cuSPARSE 1053 us row-major against 2001 us column-major (bench/RESULTS.md). */
+/* The layout the solvers use for blocks of vectors: row-major, where both our SpMM and
+ * cuSPARSE's run several times faster than on column-major blocks (bench/RESULTS.md, rule
+ * layout). */
 #define COAL_DEFAULT_LAYOUT COAL_ROW_MAJOR
 
 /* SpMV kernels. AUTO picks from cheap matrix statistics. */
@@ -56,7 +56,7 @@ typedef enum {
   COAL_SPMV_AUTO = 0,
   COAL_SPMV_CSR_VECTOR = 1, /* CSR, a (sub-)warp per row */
   COAL_SPMV_CSR_MERGE = 2,  /* CSR, merge-path: equal share of rows+nonzeros per thread */
-  COAL_SPMV_FASTLOAD = 3,   /* FastLoad (paper): sorted CSC blocks, segment sums, atomics */
+  COAL_SPMV_FASTLOAD = 3,   /* FastLoad [FASTLOAD]: sorted CSC blocks, segment sums, atomics */
   COAL_SPMV_FASTLOAD_T = 4, /* FastLoad layout of A^T: sorted rows, lanes own rows, no atomics */
   COAL_SPMV_NKERNELS = 5
 } coal_spmv_kernel;
@@ -123,7 +123,7 @@ coal_status coal_mat_convert(coal_mat A, coal_dtype dtype, coal_mat *B);
 /* 1 if the pattern and values are symmetric (exact comparison), else 0. */
 coal_status coal_mat_is_symmetric(coal_mat A, int *sym);
 
-/* FastLoad tuning: block height limit H (paper: 1..8 best). Default 8. Drops cached format. */
+/* FastLoad tuning: block height limit H ([FASTLOAD]: 1..8 best). Default 8. Drops cached format. */
 coal_status coal_mat_set_fastload_height(coal_mat A, int height);
 /* Statistics of the FastLoad formats, building them if needed. Any pointer may be NULL. */
 typedef struct {
@@ -210,7 +210,7 @@ coal_spmv_kernel coal_spmv_select(coal_mat A);
 /* ---- sparse matrix times dense block (SpMM) -------------------------------------------- */
 typedef enum {
   COAL_SPMM_AUTO = 0,
-  COAL_SPMM_SWIFT = 1,    /* Swift (paper): sorted CSC, 32-wide regular blocks with segment sums
+  COAL_SPMM_SWIFT = 1,    /* Swift [SWIFT]: sorted CSC, 32-wide regular blocks with segment sums
                              in shared memory, irregular sub-blocks of at most 32 nonzeros */
   COAL_SPMM_ROWSPLIT = 2, /* CSR, a warp per row, shuffle broadcast of column indices */
   COAL_SPMM_MERGE = 3,    /* CSR merge-based: equal share of the merge path per CTA, carry-out */
@@ -356,7 +356,7 @@ coal_status coal_spgemm_get_stats(coal_spgemm prod, coal_spgemm_stats *st);
 
 /* ---- eigenpairs: LOBPCG ---------------------------------------------------------------- *
  * The nev smallest (or largest) eigenpairs of A x = lambda x, or of A x = lambda M x with M
- * symmetric positive definite, by LOBPCG (Knyazev 2001) with a block of bs >= nev columns.
+ * symmetric positive definite, by LOBPCG [LOBPCG] with a block of bs >= nev columns.
  * A (and M) must be square, fp64, symmetric (1e-12 relative, else COAL_ERR_NOT_SPD; A itself
  * may be indefinite) and of one context; every block product runs on that backend.
  * Eigenvectors are M-orthonormal (x_i^T M x_j = delta_ij). Pair j has converged when

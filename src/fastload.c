@@ -1,4 +1,4 @@
-/* FastLoad format builder (paper 003, section IV-B), in O(nnz + n).
+/* FastLoad format builder ([FASTLOAD], section IV-B), in O(nnz + n).
  *
  * 1. Lanes are sorted by entry count, descending and stable, with one counting sort.
  * 2. Each group of 32 sorted lanes is cut into rectangular blocks: the active lanes of round

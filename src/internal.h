@@ -65,7 +65,7 @@ struct coal_ctx_s {
 /* ---- matrix -------------------------------------------------------------------------- */
 enum { COAL_MEM_HOST = 1u, COAL_MEM_DEVICE = 2u };
 
-/* FastLoad format (paper 003). Built from a compressed-by-lane structure: for the scatter
+/* FastLoad format ([FASTLOAD]). Built from a compressed-by-lane structure: for the scatter
  * kernel the lanes are the columns of A (CSC), for the transposed (gather) kernel the lanes
  * are the rows of A (CSR).
  *
@@ -196,7 +196,7 @@ void coal_fastload_free(coal_fastload *f);
 /* Lazily builds and caches A->fl (transposed = 0) or A->flt (transposed = 1). */
 coal_status coal_mat_fastload(coal_mat A, int transposed, const coal_fastload **f);
 
-/* ---- Swift SpMM format (paper 000, section IV) ------------------------------------------
+/* ---- Swift SpMM format ([SWIFT], section IV) ------------------------------------------
  * Built from CSC (lanes = columns of A) in O(nnz + n); host code shared by both backends.
  *
  * Columns are sorted by nonzero count, descending and stable: sorted position s holds column

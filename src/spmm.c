@@ -18,37 +18,20 @@ coal_status coal_spmm_kernel_parse(const char *name, coal_spmm_kernel *k) {
 /* Selection, O(1) after the first call (the longest row and, for large matrices, the grid-line
  * stride are computed once per matrix).
  * Host: the row loop of row-split (no atomics, no format to build).
- * CUDA, measured on an H200 (fp64, bench/spmm_notes.md; k = 1 with contiguous X and Y never
- * gets here: coal_spmm runs the SpMV kernel of coal_spmv_select):
- *  - hubs (longest row > 32*mean + 256): merge-based on large matrices (nnz >= 2^20).
- *    Power-law 2^20 at k = 32: 795 us merge-based, 985 us row-split with its long rows in CTAs
- *    of their own (3495 without), cuSPARSE 1264. Smaller hub matrices: row-split, whose long
- *    rows get a CTA per segment (spmm_long.cu): adder_dcop_05 at k = 8..128 11.7-14.1 us
- *    against 18.0-20.2 merge-based, bloweybq (a dense row) 13.7-18.9 against 15.8-28.2
- *    (2026-11-26).
- *  - column-major blocks, k >= 32, nnz >= 2^20: Swift (7-point 128^3 at k = 32: 2039 us against
- *    3594 us for row-split on the strided block; 27-point 100^3: 3039 against 3892). Small
- *    matrices keep row-split on column-major blocks too (their strided rows of X stay in
- *    cache: it beat Swift in 358 of 364 (matrix, k) cells of the shared set).
- *  - moderately long rows: row-split at every k since its long rows have CTAs of their own
- *    (PGPgiantcompo at k = 64, 128: 17.4 and 22.9 us against 27.2 and 40.0 merge-based,
- *    mbeacxc 15.4 and 18.1 against 21.7 and 24.1; before, merge-based took k >= 64 there).
- *  - large matrices (nnz >= 2^20) with short rows (mean < 8) at k >= 32: merge-based (7-point
- *    128^3 at k = 32: 580-651 us against 675-700 us with row-split in six runs on
- *    2026-11-22; at k = 8 row-split and merge-based are level), unless the matrix is in a
- *    structured-grid order (coal_mat_line_stride_compute) and the block row-major: row-split
- *    walks tiles of grid lines there (7-point at k = 64: 1109-1122 us against 1237-1240
- *    merge-based, at k = 128: 2236 against 2520; at k = 32 565-574 us against 580-609 since
- *    row-major X rows are addressed with 32-bit offsets, 2026-11-26; before that change
- *    merge-based took 580-582 us and row-split with lines 581-624, and kept k = 32).
- *  - otherwise row-split (27-point 100^3: 714 us at k = 32 against 792 us merge-based).
- * Fitted to the shared set on an H200; with it, row-split's long rows and the small-launch
- * rules of 2026-11-26 (long rows in the launch's own CTAs, sub-groups by waves), no cell of the
- * 364 (matrix, k) is below 0.9x the best cuSPARSE in the two sweeps whose repetitions are
- * interleaved over the variants (worst 0.92x and 0.93x; geometric mean 1.22-1.23x); sweeps
- * timing one variant after the other had 0-7 such cells, each a noisy median of a 6-15 us
- * cell that the same kernel run outside auto did not repeat (11, worst 0.59x, at 35f5299; 31
- * on 2026-11-22 at commit 7af2b6a; bench/RESULTS.md). */
+ * CUDA (fp64 measurements; k = 1 with contiguous X and Y never gets here: coal_spmm runs the
+ * SpMV kernel of coal_spmv_select):
+ *  - hubs (longest row > 32*mean + 256): merge-based on large matrices (nnz >= 2^20); smaller
+ *    hub matrices take row-split, whose long rows get a CTA per segment (spmm_long.cu);
+ *  - column-major blocks, k >= 32, nnz >= 2^20: Swift. Small matrices keep row-split on
+ *    column-major blocks too (their strided rows of X stay in cache);
+ *  - moderately long rows: row-split at every k, since its long rows have CTAs of their own;
+ *  - large matrices (nnz >= 2^20) with short rows (mean < 8) at k >= 32: merge-based, unless
+ *    the matrix is in a structured-grid order (coal_mat_line_stride_compute) and the block
+ *    row-major: row-split walks tiles of grid lines there;
+ *  - otherwise row-split.
+ * Fitted to the shared matrix set: with these rules no (matrix, k) cell fell below 0.9x the
+ * best cuSPARSE in the sweeps that interleave the variants' repetitions. The figures behind
+ * each rule and the sweeps: bench/RESULTS.md, rule spmm-select. */
 #define SPMM_HUB(mean, mx) ((double)(mx) > 32.0 * (mean) + 256.0)
 #define SPMM_HUB_MERGE_NNZ (1 << 20)
 #define SPMM_SHORT_MIN_K   32

@@ -15,20 +15,16 @@ coal_status coal_spmv_kernel_parse(const char *name, coal_spmv_kernel *k) {
   return COAL_SUCCESS;
 }
 
-/* Selection, from two statistics (nnz and the longest row, computed once per matrix).
- * Measured on an H200 (bench/RESULTS.md):
- *  - small matrices are launch-bound: csr-vector is one launch and was 1.2-1.9x cuSPARSE on
- *    the SuiteSparse set (up to wathen100, 0.47M nonzeros: 1.33x against fastload-t's 1.21x),
- *    where fastload-t pays a second launch (the pre-scale of rows that blocks cut) and fell to
- *    0.6-0.9x on half of them;
- *  - from 1.6M nonzeros on (7-point 64^3, 27-point 40^3) fastload-t wins (1.55-1.79x against
- *    csr-vector's 1.07-1.14x), and on the large Laplacians it reaches 1.31-1.38x cuSPARSE and
- *    83-97% of the copy bandwidth (csr-vector 0.66-0.77x); the cut is set between the two;
- *  - a row far longer than the rest (bloweybq: a dense row of 10001 in rows of 7) makes one
- *    sub-warp walk it alone (csr-vector 0.06x); FastLoad's scatter kernel spreads it over
- *    warps (1.05x). In fp32 its atomics round every partial sum to float, and along a dense
- *    row the order-dependent error reached 1.3e-5 relative between two identical products,
- *    so fp32 takes csr-merge there (one carry per CTA of 896 path items).
+/* Selection, from two statistics (nnz and the longest row, computed once per matrix):
+ *  - small matrices are launch-bound: csr-vector, one launch (fastload-t pays a second one for
+ *    the pre-scale of the rows that blocks cut);
+ *  - above COAL_SPMV_SMALL_NNZ nonzeros fastload-t, which reaches the copy bandwidth on the
+ *    large Laplacians; the cut lies between the sizes where each was measured best;
+ *  - a row far longer than the rest (longest > 32*mean + 256) makes one sub-warp walk it alone
+ *    in csr-vector; FastLoad's scatter kernel spreads it over warps. In fp32 its atomics round
+ *    every partial sum to float, so the result depends on the order of the atomics along a
+ *    dense row: fp32 takes csr-merge there (one carry per CTA of 896 path items).
+ * The figures behind each cut: bench/RESULTS.md, rule spmv-select.
  * The host backend uses the plain row loop. */
 #define COAL_SPMV_SMALL_NNZ (1 << 19)
 

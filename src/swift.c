@@ -1,4 +1,4 @@
-/* Swift SpMM format builder (paper 000, sections IV-A to IV-C), in O(nnz + n). The layout is
+/* Swift SpMM format builder ([SWIFT], sections IV-A to IV-C), in O(nnz + n). The layout is
  * documented with struct coal_swift in internal.h.
  *
  * 1. Columns are sorted by entry count, descending and stable, with one counting sort.

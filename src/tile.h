@@ -1,4 +1,4 @@
-/* Sparse tile format of TileSpGEMM (paper 004, section 3.2): host code shared by both backends.
+/* Sparse tile format of TileSpGEMM ([TILESPGEMM], section 3.2): host code shared by both backends.
  *
  * The matrix is cut into 16 x 16 tiles; only non-empty tiles are stored (C of a product may
  * hold empty tiles, see below). Two levels:

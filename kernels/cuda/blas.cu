@@ -380,9 +380,9 @@ coal_status cu_gram(coal_ctx ctx, int64_t n, int64_t p, int64_t q, const double 
   COAL_CALL(coal_ws_small(ctx, bytes, &gd));
   COAL_CALL(coal_ws_pinned(ctx, bytes, &gh));
   const double one = 1.0, zero = 0.0;
-  /* X^T X (Y == X) also goes through dgemm: cublasDsyrk with k = 1e6 rows and n = 60 took
-   * ~7 ms on an H200 against ~0.3 ms for the dgemm (LOBPCG on lap3d:100 went from 1.8 s to
-   * 6.0 s), so the half-work triangle is not worth it for tall-skinny blocks */
+  /* X^T X (Y == X) also goes through dgemm: cublasDsyrk on tall-skinny blocks was many times
+   * slower than the dgemm, so the half-work triangle is not worth it (bench/RESULTS.md, rule
+   * gram-dsyrk) */
   for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
     const int64_t nb = n - i0 < kChunk ? n - i0 : kChunk;
     /* column-major: G^T (q x p, ld q) = Y^T (q x nb, ld ldy) * (X^T (p x nb, ld ldx))^T */

@@ -40,8 +40,9 @@ constexpr int kGram = kW * kW; /* one Gram matrix in the partials (32 x 32, ld 3
 /* d += a b on the fp64 tensor cores, shape m16n8k8. Per lane, with g = lane / 4, t = lane % 4:
  * a[i] = A(g + 8 (i % 2), t + 4 (i / 2)) of the 16 x 8 left operand, b[i] = B(t + 4 i, g) of the
  * 8 x 8 right operand, d[i] = D(g + 8 (i / 2), 2 t + i % 2) of the 16 x 8 result (layouts checked
- * by bench/mma_probe.cu). sm_90 runs the shape at 62 TFLOP/s on an H200, where m8n8k4 reaches 33
- * (same probe); older GPUs, which lack it, take four m8n8k4 with the same fragments. */
+ * by bench/mma_probe.cu). sm_90 runs the shape faster than m8n8k4 (same probe;
+ * bench/RESULTS.md, rule dmma); older GPUs, which lack it, take four m8n8k4 with the same
+ * fragments. */
 __device__ __forceinline__ void dmma(double (&d)[4], const double (&a)[4], const double (&b)[2]) {
 #if __CUDA_ARCH__ >= 900
   asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
@@ -348,12 +349,10 @@ __global__ __launch_bounds__(kThreads, 3) void bcg_gram_kernel(
  * (cp.async) while the rows of Q are gathered; P's rows were just gathered for the product, so
  * they come from L2. Traffic per pass: A, P gathered (once from memory), Q written, R read;
  * against SpMM and bcg_gram separately: Q and P are not read again from memory.
- * Measured on an H200 (lap3d:128, s = m = 32, bench/bcg_probe.c, with the round trip), when it
- * gathered with rs_row: 1.01-1.06 ms against 0.62 + 0.42-0.44 ms for the two steps; the solve
- * 0.595-0.606 s against 0.619-0.624 s (sg_gather: see kSgLoads).
- * Tried and slower: three CTAs per SM (74 registers: 1.10-1.20 ms, slower than the two steps);
- * double-buffered tiles (55 KB of shared memory per CTA: 1.08-1.13 ms, likely because the larger
- * shared-memory carve-out leaves less L1 for the gathered rows of P). */
+ * One pass was faster than the two steps, and the solve with it (bench/RESULTS.md, rule
+ * bcg-fused). Tried and slower: three CTAs per SM (74 registers); double-buffered tiles (55 KB
+ * of shared memory per CTA, likely because the larger shared-memory carve-out leaves less L1
+ * for the gathered rows of P). */
 constexpr int kSgBuf = 3 * kTile + kRows; /* the tiles of P, Q, R and dinv */
 constexpr size_t kSgShared = sizeof(double) * kSgBuf;
 constexpr int kSgCtas = 4; /* CTAs per SM: at most 64 registers */
@@ -361,12 +360,11 @@ constexpr int kSgCtas = 4; /* CTAs per SM: at most 64 registers */
 #define COAL_SG_LOADS 16
 #endif
 /* Doubles of P per lane in flight in the gather (sg_gather's L): 16, i.e. eight rows of P at two
- * columns a lane, twice the row-split kernel's (rs_row). On an H200 (lap3d:128, 32 columns, the
- * probe's median with the round trip, three runs each): 919-956 us against 1000-1043 us with
- * rs_row; the Block-CG solve 546-556 ms against 566-568 ms. rs_row with 16 in flight took
- * 974-1017 us (and slowed the row-split SpMM at k = 8 and 128: 291 and 3135 us against 213 and
- * 2381); two rows per lane group in step spilled at 64 registers (1443 us) and at three CTAs per
- * SM was no faster (994-1022 us). One column a lane (odd s) keeps 8: at 16 it spills. */
+ * columns a lane, twice the row-split kernel's (rs_row), which made the pass and the Block-CG
+ * solve faster. rs_row with 16 in flight was slower (and slowed the row-split SpMM at k = 8
+ * and 128); two rows per lane group in step spilled at 64 registers and at three CTAs per SM
+ * was no faster. One column a lane (odd s) keeps 8: at 16 it spills (bench/RESULTS.md, rule
+ * bcg-sg-loads). */
 constexpr int kSgLoads = COAL_SG_LOADS;
 
 /* acc = row i of A P for the group of W lanes that owns row i (lane: columns ja .. ja + V - 1 of
@@ -473,10 +471,9 @@ __global__ __launch_bounds__(kThreads, kSgCtas) void bcg_spmm_gram_kernel(
  * tile (w / 4, w % 4) of R and of Q^T Z, and upper tile w of R^T Z. The new R goes from the
  * accumulators to memory, its squares are summed on the way, and Z = diag(dinv) R goes back
  * into the warp's part of the R tile (8-byte accesses: the 16-byte ones conflict on kLd's banks),
- * so Q^T Z reads Z unweighted and Z is never written to memory. Measured on an H200 (lap3d:128,
- * 32 columns, bcg_probe, three rounds): 506-510 us against 536-558 us when the tile kept R and
- * the Gram weighted its rows by dinv as it read them; with 16-byte accesses 572-579 us, and with
- * Q^T Z also split over the warps by half the rows (two output tiles each) 557-563 us.
+ * so Q^T Z reads Z unweighted and Z is never written to memory: faster than a tile that kept
+ * R and weighted its rows by dinv as the Gram read them; 16-byte accesses, and Q^T Z split over
+ * the warps by half the rows, were slower (bench/RESULTS.md, rule bcg-update-z).
  * (Until the solver deferred X += P C to bcg_dir, this pass also updated X and summed P^T Z:
  * six blocks of traffic against three now.) */
 constexpr int kUpdPart = 2 * kGram + kW;
@@ -487,9 +484,8 @@ constexpr int kUpdBuf = 2 * kTile + kRows;
 #ifndef COAL_UPD_CTAS
 #define COAL_UPD_CTAS 3
 #endif
-/* Tiles in flight per CTA (this one included) and CTAs per SM, measured on an H200 (lap3d:128,
- * 32 columns, bcg_probe): three CTAs (78-80 registers) 0.53 ms against 0.56 ms at two; four
- * stages instead of two no faster (0.58 ms at two CTAs). */
+/* Tiles in flight per CTA (this one included) and CTAs per SM: three CTAs (78-80 registers)
+ * faster than two; four stages instead of two no faster (bench/RESULTS.md, rule bcg-ctas). */
 constexpr int kUpdStages = COAL_UPD_STAGES;
 constexpr int kUpdCtas = COAL_UPD_CTAS;
 constexpr size_t kUpdShared = sizeof(double) * (kUpdStages * kUpdBuf + kCoef);
@@ -594,8 +590,8 @@ constexpr int kDirBuf = 3 * kTile + kRows;
 #ifndef COAL_DIR_CTAS
 #define COAL_DIR_CTAS 2
 #endif
-/* Measured as for the update: three CTAs per SM (80 registers, 16 bytes spilled) 0.74 ms against
- * 0.72 ms at two; three stages no faster. */
+/* Measured as for the update: three CTAs per SM (80 registers, 16 bytes spilled) were slower
+ * than two; three stages no faster (bench/RESULTS.md, rule bcg-ctas). */
 constexpr int kDirCtas = COAL_DIR_CTAS;
 constexpr int kDirStages = COAL_DIR_STAGES; /* tiles in flight per CTA, this one included */
 constexpr size_t kDirShared = sizeof(double) * kDirStages * kDirBuf;

@@ -1,4 +1,4 @@
-/* TileSpGEMM kernels (paper 004, section 3.3; kernels/spgemm.h gives the maths). Each kernel's
+/* TileSpGEMM kernels ([TILESPGEMM], section 3.3; kernels/spgemm.h gives the maths). Each kernel's
  * output equals the host twin's (kernels/host/spgemm_tile.c) bit for bit:
  *
  *  step 1  a CTA per tile row I of A. The candidate tile columns of row I of C are the tile

@@ -250,8 +250,8 @@ template <int W> __device__ __forceinline__ void team_sync() {
 
 /* Copies of a warp row's sums: one per subgroup (W / g) for tables of at most kCopyMaxTable
  * slots, each subgroup adding into its own (fewer lanes on one double atomic, a compare-and-
- * swap loop in shared memory; measured on lap3d:128 with the smoothed P: numeric 2.10 ->
- * 1.65 ms with the rotated starts of `products`), summed in order at the end. */
+ * swap loop in shared memory; faster on the smoothed P: bench/RESULTS.md, rule ptap-copies),
+ * summed in order at the end. */
 constexpr int kCopyMaxTable = 256;
 __host__ __device__ constexpr int copies(int ts, int g) { return ts <= kCopyMaxTable ? 32 / g : 1; }
 

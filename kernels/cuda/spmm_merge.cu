@@ -1,4 +1,4 @@
-/* Merge-based CSR SpMM (paper 001, section 4.2, on the merge-path partition of Merrill and
+/* Merge-based CSR SpMM ([YANG18], section 4.2, on the merge-path partition of Merrill and
  * Garland that the SpMV kernel uses): Y = alpha*A*X + beta*Y with an equal share of the merge
  * path (row ends + nonzeros) per CTA, whatever the row lengths (power-law hubs included).
  *
@@ -194,9 +194,8 @@ void launch_ub(coal_ctx ctx, const mg_args &a) {
 }
 
 /* Elements of X in flight per lane: 16 for k <= 32 on vector loads of a row-major X, else 8
- * (H200, 2026-11-22: 7-point 128^3 at k = 8 221 against 234 us, k = 32 585 against 597;
- * power-law 2^20 at k = 8 336 against 357, k = 32 800 against 818; at k = 128 8 was better,
- * 2535 against 2599 us on the 7-point). The MG_UB knob (8 or 16) overrides. */
+ * (16 faster up to k = 32, 8 at k = 128: bench/RESULTS.md, rule mg-ub). The MG_UB knob (8 or
+ * 16) overrides. */
 template <typename T, int W, int V, bool XROW> coal_status launch(coal_ctx ctx, const mg_args &a) {
   const int knob = coal_spmm_tune_knob[COAL_SPMM_TUNE_MG_UB];
   const int ub = knob == 8 || knob == 16 ? knob : a.k <= 32 ? 16 : 8;

@@ -1,4 +1,4 @@
-/* Row-split CSR SpMM (paper 001, section 4.1): Y = alpha*A*X + beta*Y, one (sub-)warp per row,
+/* Row-split CSR SpMM ([YANG18], section 4.1): Y = alpha*A*X + beta*Y, one (sub-)warp per row,
  * no atomics, Y written once.
  *
  * Column lanes (k >= 5): a group of W lanes owns a row; lane l owns the V consecutive columns
@@ -175,15 +175,10 @@ __global__ __launch_bounds__(COAL_CUDA_CTA) void rs_cols_kernel(RS_COLS_PARAMS) 
 /* The same with at least kOccCtas CTAs per SM, for the large launch on short rows (mean <
  * kOccMean), and loading a row's entries W*S at a time (one per lane; rs_row's CH) rather than
  * 32: 48 registers a thread and nothing spilled at W = 8 and 16 (with chunks of 32 the kernel
- * spilled 52 bytes, then 32 with 32-bit row numbers, and lost at k = 8 and 128). H200,
- * 2026-11-26, 7-point 128^3 (bench/spmm_notes.md, fifth session): k = 32 472-484 us against
- * 522-523 with chunks of 32, k = 64 946-953 against 1002-1012; against the 64-register kernel
- * at 4 CTAs per SM k = 8 207 against 217, k = 16 320 against 364, k = 128 2003 against 2079.
- * 6 CTAs (40 registers, 28 bytes spilled) lost: k = 32 490-497, k = 64 1087-1089. The
- * 27-point (mean 26.5, four chunks of 8 a row) lost with it at every k (k = 32 546 against 487).
- * Without grid lines only where no row is over kOccSpread times the mean: PGPgiantcompo (mean
- * 4.6, longest row 205) at k = 128 took 32-43 us with it in one sweep against 25-33 before and
- * 23-32 after this rule (the same variants, interleaved). */
+ * spilled, and lost at k = 8 and 128). 6 CTAs (40 registers, 28 bytes spilled) lost; the
+ * 27-point (mean 26.5, four chunks of 8 a row) lost with it at every k. Without grid lines only
+ * where no row is over kOccSpread times the mean (PGPgiantcompo, mean 4.6 and longest row
+ * 205, was slower with it at k = 128). Figures: bench/RESULTS.md, rule rs-occ. */
 constexpr int kOccCtas = 5;
 constexpr double kOccMean = 8.0;
 constexpr double kOccSpread = 4.0;
@@ -281,13 +276,9 @@ static inline unsigned rs_column_spread(int64_t target, unsigned grid, int64_t n
 }
 
 /* OCC: rs_cols_occ_kernel when b.occ (the large launch only: it alone instantiates both).
- * Row numbers in 32 bits (R32) or 64: H200, 2026-11-26, us with 32 / 64 bits (raw
- * bench/results/2026-11-26_h200_spmm_big_r64.txt): 7-point 128^3 k = 8 (W = 4; 78 registers
- * against 64) 254-256 / 221-222, k = 16 (W = 8) 367-369 / 421-425, k = 128 (W = 32) 2252-2259
- * / 2085-2088; 27-point 100^3 k = 16 328-330 / 369-370, k = 32 (W = 8) 492-494 / 529-532, k = 64
- * (W = 16; 48 registers against 60) 988-990 / 940-941, k = 128 1933-1940 / 1752-1754; the
- * power-law likewise. So 32 bits at W = 8 only (b.row64), and in the 5-CTA kernel (7-point
- * k = 32: 523-524 against 544-547, k = 64: 1002-1009 against 1030-1032). */
+ * Row numbers in 32 bits (R32) or 64: 32 bits were faster at W = 8 and in the 5-CTA kernel and
+ * slower at the other widths, so 32 bits at W = 8 only (b.row64) and in the
+ * 5-CTA kernel (bench/RESULTS.md, rule rs-r32). */
 template <typename T, int W, int V, int NT, bool XROW, int UB, int S, bool OCC = false>
 void launch_kernel(coal_ctx ctx, const rs_args &b, unsigned grid) {
   auto kern = rs_cols_kernel<T, W, V, NT, XROW, UB, S>;
@@ -324,10 +315,8 @@ void launch_small(coal_ctx ctx, rs_args &a, rs_args b, int s) {
   constexpr bool SUB = XROW && V > 1;
   if (!SUB || s > 32 / W) s = SUB ? 32 / W : 1;
   /* sub-groups that would need more waves of CTAs than half as many: halved (one wave, or two
-   * for a long tail of rows, whose longest rows set the time). Fitted on an H200 to forced
-   * sub-group counts over the shared set (bench/spmm_notes.md): bcsstk18 (11948 rows, mean
-   * 12.5, longest 49) at k = 16 10.8-11.0 us against 12.5-13.7 with four sub-groups (cuSPARSE
-   * ALG3 11.0-12.3), bayer10, cage10, bcsstk16, wathen100 likewise; ca-GrQc and PGPgiantcompo
+   * for a long tail of rows, whose longest rows set the time). Fitted to forced sub-group
+   * counts over the shared set (bench/RESULTS.md, rule rs-waves); ca-GrQc and PGPgiantcompo
    * (long tails) keep two sub-groups in two waves. */
   if (b.subwave && coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_WAVES] != 1) {
     const int64_t cap = small_resident<T, W, V, XROW>(ctx) * (b.longtail ? 2 : 1);
@@ -355,17 +344,16 @@ coal_status launch_cols(coal_ctx ctx, rs_args &a) {
   constexpr int G = COAL_CUDA_CTA / W;
   const int64_t target = rs_target(ctx), ntiles = (a.k + W * V - 1) / (W * V);
   rs_args b = a;
-  /* rows per group: 4 when there are rows enough for 4x the target CTAs (measured on an H200,
-   * 7-point 128^3: 611 against 662 us at k = 32, 2379 against 2631 us at k = 128) */
+  /* rows per group: 4 when there are rows enough for 4x the target CTAs (faster on the
+   * large Laplacians: bench/RESULTS.md, rule rs-rows) */
   const bool large = (int64_t)a.nrows >= 4 * target * G;
   /* tiles of grid lines (line stride >= G; on small matrices only when the knob asks): a CTA
    * walks rpg lines of one segment of G rows */
   bool lines = a.line >= G && (large || coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_LINE] > 1);
   if (b.rpg <= 0) b.rpg = lines ? (a.k >= 64 ? 8 : 4) : large ? 4 : 1;
   /* planes a CTA takes at once (at least 4 rows in each): 4 for rows of mean >= kOccMean, 2
-   * for shorter ones (H200, 2026-11-26, bench/spmm_notes.md: 27-point k = 32 478.5-479.1 us
-   * with 4 against 490.6-491.1 with 2, k = 64 914.1-922.0 against 930.4-939.1; 7-point k = 32
-   * 491.1-494.0 against 468.0-474.8); the RS_NP knob forces 2, 4 or 8 */
+   * for shorter ones, where 4 was slower (bench/RESULTS.md, rule rs-planes); the RS_NP knob
+   * forces 2, 4 or 8 */
   const int pkn = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_NP];
   int np = pkn == 2 || pkn == 4 || pkn == 8 ? pkn : a.occ == 0 ? 4 : 2;
   while (np > 2 && G / np < 4) np /= 2;
@@ -407,7 +395,8 @@ coal_status launch_cols(coal_ctx ctx, rs_args &a) {
   return COAL_SUCCESS;
 }
 
-/* W lanes per row, two tiles per pass (four were measured and lost: bench/spmm_notes.md) */
+/* W lanes per row, two tiles per pass (four were measured and lost: bench/RESULTS.md, rule
+ * rs-tiles) */
 template <typename T, int V, bool XROW> coal_status launch_cols_w(coal_ctx ctx, rs_args &a, int w) {
   switch (w) {
   case 4: return launch_cols<T, 4, V, 2, XROW>(ctx, a);
@@ -442,13 +431,10 @@ coal_status launch_entries_w(coal_ctx ctx, const rs_args &a, int w) {
  * pays off only when it cuts the row-split kernel's longest row well down); on matrices of
  * fewer rows than 8 per SM with a mean row of kLongDenseMean or more, every row of more than
  * kLongDenseThr entries (one warp per row would leave most of the GPU idle).
- * Measured on an H200 over the shared matrices (bench/spmm_notes.md, 2026-11-26): adder_dcop_05
- * (a row of 1310 entries, mean 6.1) at k = 8..128 11.7-14.1 us against 16.5-17.6 for cuSPARSE
- * and 36-109 without; PGPgiantcompo (rows up to 205, mean 4.6) at k = 64, 128 17.4 and 22.9
- * against 21.5 and 34.0 without; mbeacxc (496 rows, mean 101) at k = 64, 128 15.4 and 18.1
- * against 18.1 and 22.0 without. ca-GrQc (9 rows of 65-81, mean 5.5) lost with them (the
- * second launch costs more than the shorter row saves), and bcsstk13-18 and ex6 (hundreds of
- * rows of 33-95) lost with a CTA for every row over 32. Returns INT32_MAX for none. */
+ * Measured faster with them on adder_dcop_05, PGPgiantcompo and mbeacxc; ca-GrQc (9 rows of
+ * 65-81, mean 5.5) lost with them (the second launch costs more than the shorter row
+ * saves), and bcsstk13-18 and ex6 (hundreds of rows of 33-95) lost with a CTA for every row
+ * over 32 (bench/RESULTS.md, rule rs-long). Returns INT32_MAX for none. */
 constexpr int32_t kLongMin = 64, kLongDenseThr = 32;
 constexpr double kLongMean = 8.0, kLongDenseMean = 32.0;
 /* The rule with t = max(tmin, tmean * mean) (long_threshold and fused_threshold). */
@@ -466,15 +452,8 @@ static int32_t long_threshold(coal_mat A, double mean, int32_t mx, int64_t sms) 
 /* Long rows taken by a small launch's own CTAs (no second launch to pay for, so more rows pay
  * off than with long_threshold): on matrices of few rows with a long mean row, every row of
  * more than kLongDenseThr as there; else every row of more than t = max(kFuseMin,
- * kFuseMean * mean) entries when the longest is over twice t. Fitted on an H200 to forced
- * thresholds 16..256 over the small shared cells (raw bench/results/
- * 2026-11-26_h200_spmm_shared_fused_first.csv); measured with it (..._shared_fused.csv,
- * ..._shared_row32.csv, 60 repetitions a cell), us, rule / one launch after the other with
- * long_threshold's rows / best cuSPARSE: mbeacxc k = 8..128 9.0-19.0 / 14.1-21.5 / 22.0-23.3,
- * PGPgiantcompo k = 8..32 9.3-11.9 / 13.6-17.3 / 20.7-22.6, tols4000 7.8-11.0 / 8.8-17.2 /
- * 12.3-18.6, ca-GrQc 8.3-15.2 / 9.9-18.7 / 12.1-17.7 (k = 64: 11.3-11.9 / 14.7-15.7 /
- * 12.7-13.9); over the 260 cells at k >= 8 (with the sub-group rule of launch_small) 2.9-3.5%
- * less time, geometric mean. */
+ * kFuseMean * mean) entries when the longest is over twice t. Fitted to forced thresholds
+ * 16..256 over the small shared cells (bench/RESULTS.md, rule rs-fuse). */
 constexpr int32_t kFuseMin = 32;
 constexpr double kFuseMean = 2.0;
 static int32_t fused_threshold(coal_mat A, double mean, int32_t mx, int64_t sms) {
@@ -556,8 +535,7 @@ coal_status rowsplit(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bve
    * (U = 16/V entries in flight per sub-group); when S*W > 32 and the launch would hold fewer
    * CTAs than the GPU has SMs, narrower groups (W = 32/S >= 4, more column tiles over
    * gridDim.y) so that long rows still get S sub-groups (on larger launches the extra passes
-   * over A cost more than they save: bcsstk16 at k = 128 took 62 us narrowed, 37 us not).
-   * Measured on an H200 over the shared matrices (bench/spmm_notes.md). */
+   * over A cost more than they save). Figures: bench/RESULTS.md, rule rs-narrow. */
   a.subwave = false;
   if (xrow && v > 1 && a.sub == 0 && small) {
     a.subwave = true;
@@ -574,20 +552,14 @@ coal_status rowsplit(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bve
   /* Grid lines (large matrices in a structured-grid order, row-major X with vector loads,
    * k >= kLineMinK): groups of W = k/(2V) lanes, both tiles of a pass in use, so that a CTA
    * step holds G = 256/W consecutive rows of a line, and a CTA walks 4 lines (8 from k = 64)
-   * of one segment: rows one line apart reuse each other's rows of X in L1. H200, 2026-11-22,
-   * k = 32: 7-point 128^3 573 us against 696 (rows in order), 27-point 100^3 634 against 729;
-   * k = 128: 2235 against 2666 and 2367 against 2346. Not below k = 32: the 27-point at k = 8
-   * took 261 us in lines against 224 (bench/spmm_notes.md). The knob forces a stride (any k).
-   * With a plane stride too (k <= kPlaneMaxK), a CTA takes G/2 rows of a line in each of two
-   * neighbouring planes, which share the rows of X between them: H200, 2026-11-26, k = 32:
-   * 27-point 620.7 us against 663.4 (one plane), 7-point 591.6 against 598.0; k = 64: 1213.1
-   * against 1374.6 and 1108.6 against 1152.0 (4 planes for rows of mean >= 8 since: np in
-   * launch_cols). Not measured at k = 128, where a CTA step holds only 8 rows (4 per plane):
-   * one plane there. The plane knob forces one (with a forced line). With 32-bit offsets into
-   * X (load_x; H200, 2026-11-26): k = 32 7-point 565-574 us, 27-point 523 us; k = 64 1056 and
-   * 927 us. Tried and slower: the next row's entries loaded during a row's products, into
-   * registers (80 registers, 3 CTAs per SM) or into shared memory (cp.async; the carve-out
-   * leaves less L1 for X): bench/spmm_notes.md. */
+   * of one segment: rows one line apart reuse each other's rows of X in L1. Not below k = 32,
+   * where lines were slower. The knob forces a stride (any k).
+   * With a plane stride too (k <= kPlaneMaxK), a CTA takes G/np rows of a line in each of np
+   * neighbouring planes, which share the rows of X between them (np in launch_cols). Not
+   * measured at k = 128, where a CTA step holds only 8 rows (4 per plane): one plane there.
+   * The plane knob forces one (with a forced line). Tried and slower: the next row's entries
+   * loaded during a row's products, into registers or into shared memory.
+   * Figures: bench/RESULTS.md, rule rs-lines. */
   const int lk = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_LINE];
   const int pk = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_PLANE];
   if (lk > 1) {

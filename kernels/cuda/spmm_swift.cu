@@ -1,4 +1,4 @@
-/* Swift SpMM (paper 000, Algorithms 2 and 3) on the format documented in src/internal.h
+/* Swift SpMM ([SWIFT], Algorithms 2 and 3) on the format documented in src/internal.h
  * (struct coal_swift, built on the host and uploaded once; rebuilt when the matrix's Swift
  * height changes). Y = alpha*A*X + beta*Y in three launches, as the host twin:
  *

@@ -40,9 +40,8 @@ __device__ __forceinline__ void pack(const double *o, float4 &v) {
  * entries, one vector load; the launcher guarantees alignment); else column-major (V == 1).
  * O32 (row-major): the row's offset is one 32x32-bit wide multiply-add on a byte stride of
  * less than 2^31 (the launcher checks xrow_stride_ok); with the 64-bit stride each load costs
- * about ten integer instructions. H200, 2026-11-26, k = 32: row-split 7-point 128^3 565 us
- * against 591, 27-point 100^3 523 against 619; merge-based was slower with it (7-point 600-609
- * against 580, power-law 800-889 against 797), so it keeps the 64-bit stride. */
+ * about ten integer instructions. Row-split is faster with it; merge-based was slower with it,
+ * so it keeps the 64-bit stride (bench/RESULTS.md, rule x-o32). */
 template <typename T, int V, bool XROW, bool O32 = true>
 __device__ __forceinline__ void load_x(const T *__restrict__ x, int64_t ldx, int32_t row, int j,
                                        double *o) {

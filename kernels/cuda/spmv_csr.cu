@@ -56,10 +56,7 @@ __global__ __launch_bounds__(COAL_CUDA_CTA) void csr_vector_kernel(
 }
 
 /* Entries a lane has in flight: 1 when no row is longer than W (one step a row), 2 up to 2W,
- * else 4. H200, 2026-11-26, three builds interleaved (bench/RESULTS.md, SpMV): one entry a
- * step (before) / four everywhere / this rule, us: bloweybq 156.8 / 91.1 / 89.3, adder_dcop_05
- * 24.0 / 17.0 / 16.9, mbeacxc 9.5 / 7.7 / 7.4, wathen100 (rows up to 21 at W = 16) 8.6 / 9.6 /
- * 8.8. mx: the longest row. */
+ * else 4 (bench/RESULTS.md, rule csrv-inflight, and its SpMV section). mx: the longest row. */
 template <typename T, int W>
 coal_status launch_w(coal_mat A, const struct coal_mat_cuda *d, int32_t mx, double alpha,
                      const T *x, double beta, T *y) {

@@ -1,4 +1,4 @@
-/* FastLoad SpMV (paper 003, section IV) on the format documented in src/internal.h.
+/* FastLoad SpMV ([FASTLOAD], section IV) on the format documented in src/internal.h.
  *
  * Scatter (coal_spmv_fastload_cuda, A->fl, lanes = columns of A): the paper's kernel. y is
  * first scaled by beta; then a warp per block: lane l owns sorted column blk_col+l, loads
@@ -24,20 +24,20 @@
 namespace {
 
 /* Gather rounds whose loads are issued together (independent loads in flight per lane); 4 was
- * 10-25% slower than 8 on the H200. */
+ * slower than 8 (bench/RESULTS.md, rule flt-tuning). */
 #ifndef COAL_FLT_UNROLL
 #define COAL_FLT_UNROLL 8
 #endif
 /* Gather tasks per warp (1..31). Several amortise the schedule and descriptor loads but run
- * their blocks one after the other; measured on an H200 (7-point 128^3, 27-point 100^3,
- * power-law 2^20), 1 was fastest (4 and 8: 10-70% slower), so it is the default. */
+ * their blocks one after the other; 1 was fastest, so it is the default (bench/RESULTS.md,
+ * rule flt-tuning). */
 #ifndef COAL_FLT_TASKS_PER_WARP
 #define COAL_FLT_TASKS_PER_WARP 1
 #endif
 /* Gather CTAs per SM asked of the register allocator: 8 x 256 threads = full occupancy (32
- * registers, no spills in fp64). Measured on an H200: the gather kernel went from 64 to 32
- * registers and from 100 us to 64 us on the 7-point Laplacian 128^3 (many warps in flight hide the
- * chain of dependent loads: schedule -> descriptors -> val/idx -> x). */
+ * registers, no spills in fp64): many warps in flight hide the chain of dependent loads
+ * (schedule -> descriptors -> val/idx -> x); 64 registers were much slower
+ * (bench/RESULTS.md, rule flt-tuning). */
 #ifndef COAL_FLT_MIN_CTAS
 #define COAL_FLT_MIN_CTAS (COAL_CUDA_THREADS_PER_SM / COAL_CUDA_CTA)
 #endif

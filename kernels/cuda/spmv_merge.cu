@@ -1,4 +1,4 @@
-/* CSR SpMV by merge-path (Merrill & Garland): every thread gets the same number of items of the
+/* CSR SpMV by merge-path [MERGEPATH]: every thread gets the same number of items of the
  * merge of the row ends (nrows items) with the nonzeros (nnz items), whatever the row lengths.
  *
  * Thread t of the grid owns items [t*IPT, (t+1)*IPT) of the path (IPT =

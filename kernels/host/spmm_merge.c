@@ -1,4 +1,4 @@
-/* Host twin of the merge-based CSR SpMM kernel (paper 001, section 4.2, with the merge-path
+/* Host twin of the merge-based CSR SpMM kernel ([YANG18], section 4.2, with the merge-path
  * partition of Merrill and Garland that the SpMV kernel uses). The path merges the row ends
  * with the nonzeros; it is cut into parts of COAL_MERGE_ITEMS items, one per CTA, each found
  * with coal_merge_path_search, so every CTA gets an equal share of nonzeros plus row ends.

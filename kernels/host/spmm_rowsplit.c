@@ -1,4 +1,4 @@
-/* Host twin of the row-split CSR SpMM kernel (paper 001, section 4.1). The GPU assigns a
+/* Host twin of the row-split CSR SpMM kernel ([YANG18], section 4.1). The GPU assigns a
  * warp to each row of A and each tile of 32 columns of Y; the warp loads the row's column
  * indices and values 32 at a time (a lane each), then broadcasts them one by one (shuffle)
  * while every lane reads its column of the broadcast row of X and accumulates. The twin

@@ -1,4 +1,4 @@
-/* Host twin of the Swift SpMM kernels (paper 000, Algorithms 2 and 3) on the format of
+/* Host twin of the Swift SpMM kernels ([SWIFT], Algorithms 2 and 3) on the format of
  * internal.h (A->sw). The GPU first scales Y (Y = beta*Y, or 0 when beta == 0), then runs:
  *  - regular part: a CTA per group of 8 blocks (a warp per block, a lane per sorted column)
  *    and tile of columns of X; for every column j each element writes val * X[perm[col], j]

@@ -1,4 +1,4 @@
-/* Host twin of the merge-path CSR kernel (Merrill and Garland). The path merges the row ends
+/* Host twin of the merge-path CSR kernel [MERGEPATH]. The path merges the row ends
  * row_end[i] = rowptr[i+1] with the nonzero indices 0..nnz-1; a step at (row, nz) consumes
  * nonzero nz while nz < row_end[row], else it ends the row. The path is cut into parts of
  * COAL_MERGE_ITEMS items, as the GPU cuts it into CTAs. Each part walks its items, stores
