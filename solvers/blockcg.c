@@ -227,18 +227,19 @@ static coal_status update(coal_solver S, bcg_work *w, int64_t kw, int64_t ka) {
  * residuals stay independent, and cannot recover (beam:300: 8 to 2 with 8 columns active;
  * bench/RESULTS.md). In exact arithmetic rank(W') = rank(Z). So after a search block that
  * kept s < ka directions, the next update measures Z^T M Z on the same ka columns (its Gram
- * comes out of the same pass) and its rank by the same rule; more independent residuals than
- * kept directions is a collapse. Returns 1 then. Uses Bt and work as scratch. A single
- * collapse heals (the repeated product on P = W T restores the rank the next iteration:
- * 1138_bus with 32 columns, 494_bus); the handoff waits for COAL_BCG_COLLAPSE_STREAK in a
- * row. */
+ * comes out of the same pass) and its rank, counting only directions with a squared sine above
+ * COAL_BCG_COLLAPSE_TOL (a margin over the drop rule, so that columns at the edge of the drop
+ * rule do not count); more independent residuals than kept directions is a collapse. Returns 1
+ * then. Uses Bt and work as scratch. A single collapse heals (the repeated product on P = W T
+ * restores the rank the next iteration: 1138_bus with 32 columns, 494_bus); the handoff waits for
+ * COAL_BCG_COLLAPSE_STREAK in a row. */
 static int collapsed(bcg_work *w, int64_t ka64) {
   const int ka = (int)ka64, s = w->s_prev;
   int rz = 0;
   double minp;
   w->s_prev = 0;
   coal_dense_symmetrize(ka, w->Id, ka);
-  if (coal_dense_orth_factor_pivot(ka, w->Id, ka, COAL_BCG_DROP_TOL, w->Bt, ka, &rz, w->work,
+  if (coal_dense_orth_factor_pivot(ka, w->Id, ka, COAL_BCG_COLLAPSE_TOL, w->Bt, ka, &rz, w->work,
                                    w->piv, &minp))
     return 0; /* a non-finite Gram: the iteration reports it */
   return rz > s;

@@ -36,6 +36,11 @@
  * collapsed()). On the shared SPD set a collapse never lasted more than one iteration; on
  * beam:300 and beam:600 (the thin-beam reproducer) it lasts until the end. */
 #define COAL_BCG_COLLAPSE_STREAK 3
+/* The residual block's rank in that test counts directions whose squared sine to the others
+ * is above this, 100 times the drop rule: right-hand sides 1e-9 apart give residual directions
+ * at 1e-14 to 4e-14, which the drop rule keeps or drops by rounding (host and GPU differed);
+ * on beam:300 the lost directions sit at 1e-12 and above, on beam:600 at 1e-9. */
+#define COAL_BCG_COLLAPSE_TOL 1e-12
 /* Divergence: the residual norm of a column grew beyond this factor of its start. */
 #define COAL_DIVERGENCE_FACTOR 1e10
 
