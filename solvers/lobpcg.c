@@ -18,13 +18,10 @@
  *       [X, P] then spans the classical [x_new, x_old] without forming the nearly dependent
  *       difference, and P comes out M-orthonormal and M-orthogonal to X with no extra product.
  *   AX, AP (and MX, MP) are updated by the same coefficients: no product with A beyond AW.
- * No soft locking: every column gets W and P until the nev wanted pairs have converged in the
- * same iteration. The directions of converged columns still enrich the basis for the others;
- * locking converged columns (any, or only the leading ones as SLEPc does) costs iterations:
- * bcsstk15, 8 pairs, 1539 or 1570 iterations instead of 864; lap3d:30, 16 pairs, 226 instead
- * of 185, and more products with A in all. When the wanted pairs have all converged, their true
- * residuals are computed from fresh products; if one fails, AV and MV are recomputed and the
- * iteration goes on. */
+ * Converged columns are soft-locked: they stay in X (and in every Rayleigh-Ritz step) but get
+ * no W or P. When the wanted pairs all look converged, their true residuals are computed from
+ * fresh products; a pair that fails is unlocked, AV and MV are recomputed, and the iteration
+ * goes on. */
 #include "dense.h"
 #include "eigen_impl.h"
 #include "lapack.h"
@@ -403,8 +400,7 @@ static coal_status true_residuals(coal_eigen E, lob_work *w, int q, double *out)
   return COAL_SUCCESS;
 }
 
-/* AV and MV of [X | P] recomputed from V (after a failed verification: the recurrences
- * drift). */
+/* AV and MV of [X | P] recomputed from V (after an unlock: the recurrences drift). */
 static coal_status refresh_products(coal_eigen E, lob_work *w, int c) {
   COAL_CALL(spmm(E, w, E->A, w->V, w->L, c, w->AV, w->L));
   if (E->M) COAL_CALL(spmm(E, w, E->M, w->V, w->L, c, w->MV, w->L));
@@ -477,22 +473,23 @@ static coal_status lobpcg_iterate(coal_eigen E, lob_work *w) {
   for (int j = 0; j < bs; j++) w->conv[j] = 0, w->conv_it[j] = 0, w->res[j] = INFINITY;
   int rp = 0, it = 0, fails = 0;
   for (;; it++) {
-    /* residuals of all columns, W = T R behind [X | P] */
-    const int ka = bs;
-    for (int j = 0; j < bs; j++) w->act[j] = j;
+    /* residuals of the active columns, W = T R behind [X | P] */
+    int ka = 0;
+    for (int j = 0; j < bs; j++)
+      if (!w->conv[j]) w->act[ka++] = j;
     const int c0 = bs + rp;
     COAL_CALL(residuals_and_w(E, w, ka, c0));
     for (int a = 0; a < ka; a++) w->tmp[a] = w->nrm[a];
     COAL_CALL(x_norms(E, w, bs));
     for (int a = 0; a < ka; a++) {
-      const int j = w->act[a], c = (w->res[j] = rel_res(E, w, j, w->tmp[a])) <= E->tol;
-      if (c && !w->conv[j]) w->conv_it[j] = it;
-      w->conv[j] = c;
+      int j = w->act[a];
+      w->res[j] = rel_res(E, w, j, w->tmp[a]);
+      if (w->res[j] <= E->tol) w->conv[j] = 1, w->conv_it[j] = it;
     }
     COAL_CALL(record_history(E, w));
     int wanted = 1;
     for (int j = 0; j < nev; j++) wanted &= w->conv[j];
-    if (wanted) { /* verify with fresh products */
+    if (wanted) { /* verify with fresh products; unlock what fails */
       COAL_CALL(true_residuals(E, w, nev, w->tmp));
       int bad = 0;
       for (int j = 0; j < nev; j++)
@@ -501,7 +498,7 @@ static coal_status lobpcg_iterate(coal_eigen E, lob_work *w) {
       COAL_CALL(refresh_products(E, w, bs + rp));
     }
     if (it >= E->maxit) break;
-    if (wanted) continue; /* failed: residuals from the fresh products first */
+    if (wanted) continue; /* unlocked pairs: recompute their residuals first */
     /* W: orthonormal, orthogonal to [X | P] */
     int rw = 0;
     coal_status st = orth_block(E, w, c0, ka, &rw);

@@ -364,9 +364,9 @@ coal_status coal_spgemm_get_stats(coal_spgemm prod, coal_spgemm_stats *st);
  * with u the unit roundoff and sigma_j = ||A||_inf + |lambda_j| ||M||_inf: relative to the
  * eigenvalue, except that a residual at the rounding level of the operator counts as converged
  * (a zero eigenvalue converges). The reported residual is ||r_j|| / (max(|lambda_j|,
- * 10 u sigma_j / tol) ||x_j||), so converged <=> resnorm <= tol. The solve stops when the
- * nev wanted pairs are converged in the same iteration; until then every column, converged or
- * not, gets new search directions (no soft locking). Failing to converge within maxit is not an
+ * 10 u sigma_j / tol) ||x_j||), so converged <=> resnorm <= tol. Converged columns are
+ * soft-locked: they stay in the Rayleigh-Ritz basis but get no new search directions, and are
+ * unlocked again if their residual rises above tol. Failing to converge within maxit is not an
  * error: the solve returns COAL_SUCCESS and each pair says whether it converged; the reported
  * residuals are the true ones, recomputed at the end. */
 typedef enum { COAL_EIG_SMALLEST = 0, COAL_EIG_LARGEST = 1 } coal_eig_which;
@@ -425,8 +425,9 @@ coal_status coal_eigen_get_info(coal_eigen E, int j, coal_eig_info *info);
 /* Copies the first k eigenvectors (k = V's columns, k <= nev) into V (n x k, any layout). */
 coal_status coal_eigen_get_vectors(coal_eigen E, coal_bvec V);
 coal_status coal_eigen_get_stats(coal_eigen E, coal_eigen_stats *st);
-/* Residual history: *nit rows of nev estimates (row it: pairs 0..nev-1 after iteration it);
- * NULL unless set_history was on. Valid until the next solve or destroy. */
+/* Residual history: *nit rows of nev estimates (row it: pairs 0..nev-1 after iteration it; a
+ * locked pair keeps its last value); NULL unless set_history was on. Valid until the next
+ * solve or destroy. */
 coal_status coal_eigen_get_history(coal_eigen E, int *nit, int *nev, const double **res);
 /* Number of the nev wanted pairs that converged in the last solve. */
 int coal_eigen_nconverged(coal_eigen E);
