@@ -26,13 +26,9 @@
  * (read R, W, X; write W', X), the fused pass 3 (W gathered, Y written, R read): 11. A user
  * preconditioner needs Z stored: the update is split around its call and bcg_dir reads Z.
  *
- * History, measured on an H200 (lap3d:128, 32 columns, Jacobi; bench/RESULTS.md): P used to be
- * formed in bcg_dir from a Gram W^T W derived on the host from Z^T Z, P^T Z, P^T P and beta, and
- * X was updated in the update pass, which read P for both (12 blocks). Deferring X to bcg_dir
- * with P^T Z derived as H - G alpha (no pass reading P) took 11 blocks but failed on 494_bus
- * without a preconditioner (461 iterations against 54): the derived Gram missed the rounding
- * of R's update, which the measured one carried. Measuring W'^T M W' on the block itself has no
- * such gap. */
+ * The Grams are measured on the blocks, never derived on the host from other Grams and the
+ * coefficients: a derived Gram misses the rounding of R's update (bench/RESULTS.md, rule
+ * bcg-measured-grams). */
 #include "dense.h"
 #include "solver_impl.h"
 
