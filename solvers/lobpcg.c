@@ -18,11 +18,10 @@
  *       [X, P] then spans the classical [x_new, x_old] without forming the nearly dependent
  *       difference, and P comes out M-orthonormal and M-orthogonal to X with no extra product.
  *   AX, AP (and MX, MP) are updated by the same coefficients: no product with A beyond AW.
- * The leading converged columns are soft-locked (as SLEPc locks): they stay in X (and in every
- * Rayleigh-Ritz step) but get no W or P; a converged column behind an unconverged one stays
- * active, its directions still enriching the basis. When the wanted pairs all look converged, their
- * true residuals are computed from fresh products; a pair that fails is unlocked, AV and MV are
- * recomputed, and the iteration goes on. */
+ * Converged columns are soft-locked: they stay in X (and in every Rayleigh-Ritz step) but get
+ * no W or P. When the wanted pairs all look converged, their true residuals are computed from
+ * fresh products; a pair that fails is unlocked, AV and MV are recomputed, and the iteration
+ * goes on. */
 #include "dense.h"
 #include "eigen_impl.h"
 #include "lapack.h"
@@ -474,10 +473,10 @@ static coal_status lobpcg_iterate(coal_eigen E, lob_work *w) {
   for (int j = 0; j < bs; j++) w->conv[j] = 0, w->conv_it[j] = 0, w->res[j] = INFINITY;
   int rp = 0, it = 0, fails = 0;
   for (;; it++) {
-    /* residuals of the active columns, W = T R behind [X | P]: all but the leading converged */
-    int ka = 0, first = 0;
-    while (first < bs && w->conv[first]) first++;
-    for (int j = first; j < bs; j++) w->act[ka++] = j;
+    /* residuals of the active columns, W = T R behind [X | P] */
+    int ka = 0;
+    for (int j = 0; j < bs; j++)
+      if (!w->conv[j]) w->act[ka++] = j;
     const int c0 = bs + rp;
     COAL_CALL(residuals_and_w(E, w, ka, c0));
     for (int a = 0; a < ka; a++) w->tmp[a] = w->nrm[a];
@@ -485,9 +484,7 @@ static coal_status lobpcg_iterate(coal_eigen E, lob_work *w) {
     for (int a = 0; a < ka; a++) {
       int j = w->act[a];
       w->res[j] = rel_res(E, w, j, w->tmp[a]);
-      const int c = w->res[j] <= E->tol;
-      if (c && !w->conv[j]) w->conv_it[j] = it;
-      w->conv[j] = c;
+      if (w->res[j] <= E->tol) w->conv[j] = 1, w->conv_it[j] = it;
     }
     COAL_CALL(record_history(E, w));
     int wanted = 1;
