@@ -16,12 +16,10 @@ extern "C" {
 
 typedef coal_status (*coal_spmv_fn)(coal_mat A, double alpha, const void *x, double beta, void *y);
 
-/* CSR, (sub-)warp per row: host twin is a plain row loop. */
+/* CSR, (sub-)warp per row: host twin is a plain row loop (with alpha = beta = 1 each row's sum
+ * starts from y[i], PETSc AIJ's MatMultAdd order). */
 coal_status coal_spmv_csr_vector_host(coal_mat A, double alpha, const void *x, double beta,
                                       void *y);
-/* y += A x with each row's sum started from y[i] and taken in stored order (PETSc's AIJ
- * order); a host routine with no CUDA twin (coal_spmv_onto_y_raw). */
-coal_status coal_spmv_csr_onto_y_host(coal_mat A, const void *x, void *y);
 /* CSR merge-path: host twin walks the same merge path in the same partitions. */
 coal_status coal_spmv_csr_merge_host(coal_mat A, double alpha, const void *x, double beta, void *y);
 /* FastLoad scatter (A->fl) and gather (A->flt). */

@@ -291,13 +291,6 @@ struct coal_bvec_s {
 coal_status coal_bvec_view(coal_ctx ctx, int64_t n, int64_t k, coal_dtype dtype, coal_layout layout,
                            int64_t ld, void *data, coal_bvec *X);
 
-/* y += A x (one column, the context's memory) where the host backend sums each row starting
- * from y[i], in stored order: y_i <- ((y_i + a_{i,j1} x_{j1}) + a_{i,j2} x_{j2}) + ..., the
- * order of PETSc's MatMultAdd_SeqAIJ, so that the PETSc plugin's products round as AIJ's do.
- * The CUDA backend runs coal_spmv_raw(A, AUTO, 1, x, 1, y) (its kernels reduce in other
- * orders). */
-coal_status coal_spmv_onto_y_raw(coal_mat A, const void *x, void *y);
-
 /* Index of `name` in names[0..n), or -1. */
 int coal_name_lookup(const char *const *names, int n, const char *name);
 /* Longest row of A, computed once and cached (the structure never changes). On a

@@ -55,14 +55,6 @@ coal_status coal_spmv_raw(coal_mat A, coal_spmv_kernel kernel, double alpha, con
   return ops->spmv[kernel](A, alpha, x, beta, y);
 }
 
-coal_status coal_spmv_onto_y_raw(coal_mat A, const void *x, void *y) {
-  if (!A) return COAL_ERR_ARG;
-  coal_ctx ctx = A->ctx;
-  if (ctx->backend == COAL_BACKEND_CUDA) return coal_spmv_raw(A, COAL_SPMV_AUTO, 1.0, x, 1.0, y);
-  COAL_CHECK(ctx, (x || A->ncols == 0) && (y || A->nrows == 0), COAL_ERR_ARG, "NULL vector");
-  return coal_spmv_csr_onto_y_host(A, x, y);
-}
-
 coal_status coal_spmv(coal_mat A, coal_spmv_kernel kernel, double alpha, coal_bvec x, double beta,
                       coal_bvec y) {
   if (!A) return COAL_ERR_ARG;

@@ -17,28 +17,29 @@
     }                                                                                              \
   } while (0)
 
-/* y[i] = alpha*sum + beta*y[i]; beta == 0 does not read y. */
+/* y[i] = alpha*sum + beta*y[i]; beta == 0 does not read y. With alpha = beta = 1 (y += A x) the
+ * row's sum starts from y[i] instead: y_i <- ((y_i + a_{i,j1} x_{j1}) + a_{i,j2} x_{j2}) + ...
+ * in stored order, every addition rounded as it happens (in double; fp32 rounds once when
+ * stored). For fp64 that is the order of PETSc's MatMultAdd_SeqAIJ, so that the PETSc plugin's
+ * products on the host backend round as AIJ's do (docs/petsc.md, Arithmetic); the value is the
+ * same to rounding. */
 #define CSR_AXPBY(T)                                                                               \
   CSR_ROWS(T, 0.0, beta == 0.0 ? alpha * sum : alpha * sum + beta * (double)y_[i])
+#define CSR_ONTO_Y(T) CSR_ROWS(T, (double)y_[i], sum)
 
 coal_status coal_spmv_csr_vector_host(coal_mat A, double alpha, const void *x, double beta,
                                       void *y) {
-  if (A->dtype == COAL_F64)
-    CSR_AXPBY(double);
-  else
-    CSR_AXPBY(float);
-  return COAL_SUCCESS;
-}
-
-/* y[i] += (row i of A) x with y[i] as the first term of the sum:
- * y_i <- ((y_i + a_{i,j1} x_{j1}) + a_{i,j2} x_{j2}) + ... in stored (column) order, every
- * addition rounded as it happens (in double; fp32 rounds once when stored). For fp64 this is
- * the order of PETSc's MatMultAdd_SeqAIJ, which starts each row's sum from y_i; alpha = beta =
- * 1 above rounds (sum of the products) + y_i instead. */
-coal_status coal_spmv_csr_onto_y_host(coal_mat A, const void *x, void *y) {
-  if (A->dtype == COAL_F64)
-    CSR_ROWS(double, (double)y_[i], sum);
-  else
-    CSR_ROWS(float, (double)y_[i], sum);
+  const int onto_y = alpha == 1.0 && beta == 1.0;
+  if (A->dtype == COAL_F64) {
+    if (onto_y)
+      CSR_ONTO_Y(double);
+    else
+      CSR_AXPBY(double);
+  } else {
+    if (onto_y)
+      CSR_ONTO_Y(float);
+    else
+      CSR_AXPBY(float);
+  }
   return COAL_SUCCESS;
 }

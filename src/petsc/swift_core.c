@@ -198,14 +198,11 @@ PetscErrorCode swift_apply(coal_mat A, swift_ws *w, const PetscScalar *x, const 
   double beta = y0 ? 1.0 : 0.0;
   if (coal_ctx_backend(ctx) != COAL_BACKEND_CUDA) {
     /* AIJ's order: y = A x sums each row from 0 in column order (csr-vector, the host's
-     * kernel); y = y0 + A x starts each row's sum from y0_i (MatMultAdd_SeqAIJ), which
-     * MatMult_MPIAIJ uses to add the off-diagonal block */
+     * kernel); y = y0 + A x (alpha = beta = 1) starts each row's sum from y0_i, as
+     * MatMultAdd_SeqAIJ does and MatMult_MPIAIJ uses to add the off-diagonal block */
     if (y0 && y0 != y) PetscCall(PetscArraycpy(y, y0, m));
     PetscCall(PetscLogEventBegin(coal_swift_ev.spmv, 0, 0, 0, 0));
-    if (y0)
-      SWIFT_CALL(ctx, coal_spmv_onto_y_raw(A, x, y));
-    else
-      SWIFT_CALL(ctx, coal_spmv_raw(A, COAL_SPMV_AUTO, 1.0, x, 0.0, y));
+    SWIFT_CALL(ctx, coal_spmv_raw(A, COAL_SPMV_AUTO, 1.0, x, beta, y));
     PetscCall(PetscLogEventEnd(coal_swift_ev.spmv, 0, 0, 0, 0));
     PetscCall(PetscLogFlops(2.0 * (double)nnz));
     PetscFunctionReturn(0);
@@ -308,10 +305,8 @@ static PetscErrorCode swift_apply_dev(coal_mat A, Vec x, Vec y, Vec z) {
     PetscCall(swift_vec_dev_write(z, y ? PETSC_TRUE : PETSC_FALSE, &zd));
   }
   PetscCall(PetscLogEventBegin(coal_swift_ev.spmv, 0, 0, 0, 0));
-  if (y) /* AIJ's order on the host backend (see swift_apply) */
-    SWIFT_CALL(ctx, coal_spmv_onto_y_raw(A, xd, zd));
-  else
-    SWIFT_CALL(ctx, coal_spmv_raw(A, COAL_SPMV_AUTO, 1.0, xd, 0.0, zd));
+  /* AIJ's order on the host backend with y (see swift_apply) */
+  SWIFT_CALL(ctx, coal_spmv_raw(A, COAL_SPMV_AUTO, 1.0, xd, y ? 1.0 : 0.0, zd));
   PetscCall(swift_log_sync(ctx));
   PetscCall(PetscLogEventEnd(coal_swift_ev.spmv, 0, 0, 0, 0));
   PetscCall(PetscLogFlops(2.0 * (double)nnz));
