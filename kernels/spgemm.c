@@ -1,7 +1,7 @@
 /* Sparse x sparse products, front end: argument checks, product objects, PtAP as two products,
  * dispatch to the backend's table (kernels/spgemm.h). */
 #include "backend.h"
-#include "../kernels/spgemm.h"
+#include "spgemm.h"
 
 #include <string.h>
 
