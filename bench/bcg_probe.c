@@ -29,38 +29,38 @@ static coal_status run_update(void *p) {
   probe *a = p;
   double *o = a->out;
   const int64_t kk = a->k * a->k;
-  return coal_blas(a->ctx)->bcg_update(a->ctx, a->n, a->k, a->k, a->Q, a->C, a->R, a->dinv, a->Z, o,
-                                       o + a->k, o + a->k + kk);
+  return coal_backend(a->ctx)->blas.bcg_update(a->ctx, a->n, a->k, a->k, a->Q, a->C, a->R, a->dinv,
+                                               a->Z, o, o + a->k, o + a->k + kk);
 }
 static coal_status run_dir(void *p) { /* with the deferred X += P alpha, as in the solve */
   probe *a = p;
-  return coal_blas(a->ctx)->bcg_dir(a->ctx, a->n, a->k, a->k, a->k, a->R, a->dinv, a->C, a->P,
-                                    a->C2, a->Y, a->C, a->X);
+  return coal_backend(a->ctx)->blas.bcg_dir(a->ctx, a->n, a->k, a->k, a->k, a->R, a->dinv, a->C,
+                                            a->P, a->C2, a->Y, a->C, a->X);
 }
 static coal_status run_dir_nox(void *p) {
   probe *a = p;
-  return coal_blas(a->ctx)->bcg_dir(a->ctx, a->n, a->k, a->k, a->k, a->R, a->dinv, a->C, a->P,
-                                    a->C2, a->Y, NULL, NULL);
+  return coal_backend(a->ctx)->blas.bcg_dir(a->ctx, a->n, a->k, a->k, a->k, a->R, a->dinv, a->C,
+                                            a->P, a->C2, a->Y, NULL, NULL);
 }
 static coal_status run_gram3(void *p) {
   probe *a = p;
   int64_t kk = a->k * a->k;
-  return coal_blas(a->ctx)->bcg_gram(a->ctx, a->n, a->k, a->k, a->P, a->Q, a->R, a->dinv, a->Z,
-                                     a->out, a->out + kk, a->out + 2 * kk);
+  return coal_backend(a->ctx)->blas.bcg_gram(a->ctx, a->n, a->k, a->k, a->P, a->Q, a->R, a->dinv,
+                                             a->Z, a->out, a->out + kk, a->out + 2 * kk);
 }
 static coal_status run_spmm(void *p) {
   probe *a = p;
   return coal_spmm(a->A, COAL_SPMM_AUTO, 1.0, a->Pv, 0.0, a->Qv);
 }
 static int fused_offered(const probe *a) {
-  return coal_blas(a->ctx)->bcg_spmm_gram && a->k >= COAL_BCG_FUSED_MIN;
+  return coal_backend(a->ctx)->blas.bcg_spmm_gram && a->k >= COAL_BCG_FUSED_MIN;
 }
 static coal_status run_spmm_gram(void *p) {
   probe *a = p;
   int64_t kk = a->k * a->k;
   if (!fused_offered(a)) return COAL_SUCCESS; /* not offered */
-  return coal_blas(a->ctx)->bcg_spmm_gram(a->A, a->Pv, a->Qv, a->k, a->R, a->dinv, a->out,
-                                          a->out + kk, a->out + 2 * kk);
+  return coal_backend(a->ctx)->blas.bcg_spmm_gram(a->A, a->Pv, a->Qv, a->k, a->R, a->dinv, a->out,
+                                                  a->out + kk, a->out + 2 * kk);
 }
 static coal_status run_all(void *p) { /* one iteration's passes, as the solver makes them */
   coal_status st = run_update(p);

@@ -1,15 +1,20 @@
-/* Support for `coalesce bench`: event timing and the cuSPARSE reference, in the same process.
- * CUDA-only parts answer COAL_ERR_NOT_COMPILED in a host-only build (src/bench_stub.c). */
+/* Support for `coalesce bench` and the probes: event timing, copy bandwidth, the cuSPARSE
+ * references in the same process, the FastLoad build time.
+ *
+ * The functions named here without a backend suffix are the front ends (kernels/bench.c): they
+ * check their arguments and dispatch through the bench sub-table of the context's backend table
+ * (struct coal_bench_ops, src/backend.h); where the backend has no entry (the host has only the
+ * timing) they answer COAL_ERR_UNSUPPORTED. The implementations are coal_bench_time_host
+ * (kernels/host/bench.c) and the *_cuda functions below (kernels/cuda/bench_cusparse.cu,
+ * spgemm_cusparse.cu). */
 #ifndef COAL_KERNELS_BENCH_H
 #define COAL_KERNELS_BENCH_H
 
-#include "../src/internal.h"
+#include "../src/backend.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef coal_status (*coal_bench_fn)(void *arg);
 
 /* Runs fn `warmup` times, then `reps` times, each timed on its own (CUDA events on the
  * context's stream for the cuda backend, a monotonic clock on host); writes the median and
@@ -35,19 +40,6 @@ void coal_cusparse_spmv_destroy(coal_cusparse_spmv *h);
  * included). One untimed build first, so that one-time module loading is not counted. */
 coal_status coal_cuda_fastload_build_time(coal_mat A, int transposed, double *ms);
 
-/* Test hooks (CUDA build; a host-only build answers COAL_ERR_NOT_COMPILED).
- * coal_cuda_fastload_download: A's device format as used by the kernels (built at first use),
- * downloaded into a host coal_fastload (free with coal_fastload_free; nsplit, split and
- * natomics are not set), and for the gather format its schedule: task[ntasks + 1] and
- * prescale[nprescale] (coal_malloc'd; task and prescale may be NULL when not wanted).
- * coal_cuda_gather_schedule_host: the host definition of the gather schedule for a host
- * format (kernels/cuda/ops.cu). */
-coal_status coal_cuda_fastload_download(coal_mat A, int transposed, coal_fastload **f,
-                                        int32_t **task, int32_t *ntasks, int32_t **prescale,
-                                        int32_t *nprescale);
-coal_status coal_cuda_gather_schedule_host(coal_ctx ctx, const coal_fastload *f, int32_t **task,
-                                           int32_t *ntasks, int32_t **prescale, int32_t *nprescale);
-
 /* cuSPARSE SpMM on A's device CSR: Y = alpha*A*X + beta*Y with X (ncols x k) and Y (nrows x k)
  * dense device blocks of A's dtype in `layout` with leading dimensions ldx, ldy.
  * alg: 1 = CUSPARSE_SPMM_CSR_ALG1 (column-major), 2 = CSR_ALG2 and 3 = CSR_ALG3 (row-major);
@@ -60,11 +52,64 @@ coal_status coal_cusparse_spmm_create(coal_mat A, int alg, int64_t k, coal_layou
 coal_status coal_cusparse_spmm_run(coal_cusparse_spmm *h, double alpha, double beta);
 void coal_cusparse_spmm_destroy(coal_cusparse_spmm *h);
 
+/* cuSPARSE SpGEMM reference (kernels/cuda/spgemm_cusparse.cu): C = A*B with cuSPARSE's generic
+ * SpGEMM on the device CSR of A and B (one CUDA context; the descriptors point at A's and B's
+ * device copies, which must stay current: do not change their values meanwhile). run: the whole
+ * product as a user calls it (descriptors of C, workEstimation, compute, allocations, copy; the
+ * buffers freed, C kept until the next run). reuse_setup: the structure by the
+ * cusparseSpGEMMreuse_* path once, then its first numeric; reuse_compute: the numeric-only
+ * product. result: the last C as a new host-CSR matrix on the context, and peak_bytes (the
+ * buffers of run plus C). */
+typedef struct coal_cusparse_spgemm coal_cusparse_spgemm;
+coal_status coal_cusparse_spgemm_create(coal_mat A, coal_mat B, coal_cusparse_spgemm **h);
+coal_status coal_cusparse_spgemm_run(coal_cusparse_spgemm *h);
+coal_status coal_cusparse_spgemm_reuse_setup(coal_cusparse_spgemm *h);
+coal_status coal_cusparse_spgemm_reuse_compute(coal_cusparse_spgemm *h);
+coal_status coal_cusparse_spgemm_result(coal_cusparse_spgemm *h, coal_mat *C, size_t *peak_bytes);
+void coal_cusparse_spgemm_destroy(coal_cusparse_spgemm *h);
+
+/* ---- the implementations (entries of the bench sub-table) ---------------------------------- */
+/* host clock (kernels/host/bench.c) */
+coal_status coal_bench_time_host(coal_ctx ctx, coal_bench_fn fn, void *arg, double *us);
+/* CUDA (kernels/cuda/bench_cusparse.cu, spgemm_cusparse.cu) */
+coal_status coal_bench_time_cuda(coal_ctx ctx, coal_bench_fn fn, void *arg, double *us);
+coal_status coal_bench_copy_bandwidth_cuda(coal_ctx ctx, size_t bytes, double *gbps);
+coal_status coal_cusparse_spmv_create_cuda(coal_mat A, int alg, const void *x, void *y,
+                                           coal_cusparse_spmv **out);
+coal_status coal_cusparse_spmv_run_cuda(coal_cusparse_spmv *h, double alpha, double beta);
+void coal_cusparse_spmv_destroy_cuda(coal_cusparse_spmv *h);
+coal_status coal_cusparse_spmm_create_cuda(coal_mat A, int alg, int64_t k, coal_layout layout,
+                                           const void *X, int64_t ldx, void *Y, int64_t ldy,
+                                           coal_cusparse_spmm **out);
+coal_status coal_cusparse_spmm_run_cuda(coal_cusparse_spmm *h, double alpha, double beta);
+void coal_cusparse_spmm_destroy_cuda(coal_cusparse_spmm *h);
+coal_status coal_cusparse_spgemm_create_cuda(coal_mat A, coal_mat B, coal_cusparse_spgemm **h);
+coal_status coal_cusparse_spgemm_run_cuda(coal_cusparse_spgemm *h);
+coal_status coal_cusparse_spgemm_reuse_setup_cuda(coal_cusparse_spgemm *h);
+coal_status coal_cusparse_spgemm_reuse_compute_cuda(coal_cusparse_spgemm *h);
+coal_status coal_cusparse_spgemm_result_cuda(coal_cusparse_spgemm *h, coal_mat *C,
+                                             size_t *peak_bytes);
+void coal_cusparse_spgemm_destroy_cuda(coal_cusparse_spgemm *h);
+coal_status coal_fastload_build_time_cuda(coal_mat A, int transposed, double *ms);
+
+/* ---- CUDA test hooks (CUDA build only; the cuda test suite is built only then) -------------
+ * coal_cuda_fastload_download: A's device format as used by the kernels (built at first use),
+ * downloaded into a host coal_fastload (free with coal_fastload_free; nsplit, split and
+ * natomics are not set), and for the gather format its schedule: task[ntasks + 1] and
+ * prescale[nprescale] (coal_malloc'd; task and prescale may be NULL when not wanted).
+ * coal_cuda_gather_schedule_host: the host definition of the gather schedule for a host
+ * format (kernels/cuda/ops.cu). */
+coal_status coal_cuda_fastload_download(coal_mat A, int transposed, coal_fastload **f,
+                                        int32_t **task, int32_t *ntasks, int32_t **prescale,
+                                        int32_t *nprescale);
+coal_status coal_cuda_gather_schedule_host(coal_ctx ctx, const coal_fastload *f, int32_t **task,
+                                           int32_t *ntasks, int32_t **prescale, int32_t *nprescale);
+
 /* Tuning knobs of the CUDA SpMM kernels, for measurements (bench/spmm_probe.c): process-wide,
  * value 0 = the default. RS_VEC = 1: row-split reads X one element per lane (no vector loads);
  * RS_ROWS = r: each row-split group walks r rows (interleaved over the CTA's groups; default 4
- * on large matrices, 1 on small ones); RS_W, RS_UB, RS_S, MG_UB: see the enum. A host-only build
- * answers COAL_ERR_NOT_COMPILED. */
+ * on large matrices, 1 on small ones); RS_W, RS_UB, RS_S, MG_UB: see the enum. Defined in a CUDA
+ * build only. */
 enum {
   COAL_SPMM_TUNE_RS_VEC = 0,  /* 1: scalar X loads */
   COAL_SPMM_TUNE_RS_ROWS = 1, /* rows walked per group (0: chosen at launch) */

@@ -1,6 +1,7 @@
 /* Sparse x sparse products, front end: argument checks, product objects, PtAP as two products,
- * dispatch to the backend's table (kernels/spgemm.h). */
-#include "backend.h"
+ * dispatch to the spgemm entries of the context's backend table (src/backend.h; the product
+ * object and the algorithms: kernels/spgemm.h). */
+#include "../src/backend.h"
 #include "spgemm.h"
 
 #include <string.h>
@@ -16,8 +17,9 @@ static coal_status check_operands(coal_mat A, coal_mat B) {
 
 static void product_free(coal_spgemm p) {
   if (!p) return;
+  const coal_spgemm_ops *ops = &coal_backend(p->ctx)->spgemm;
   if (p->type == COAL_PRODUCT_PTAP && p->fused) {
-    coal_spgemm_ptap_release(p);
+    ops->ptap_release(p);
   } else if (p->type == COAL_PRODUCT_PTAP) {
     product_free(p->inner);
     product_free(p->outer);
@@ -25,7 +27,7 @@ static void product_free(coal_spgemm p) {
     coal_mat_destroy(&p->AP);
     coal_free(p->pt_src);
   } else {
-    coal_spgemm_backend(p->ctx)->release(p);
+    ops->release(p);
   }
   coal_free(p);
 }
@@ -58,7 +60,7 @@ static coal_status create_ab(coal_mat A, coal_mat B, coal_spgemm_algo algo, coal
   p->ctx = ctx, p->type = COAL_PRODUCT_AB, p->A = A, p->B = B, p->b_producer = producer;
   p->algo = algo;
   p->dense_threshold = COAL_SPGEMM_DENSE_NNZ;
-  const coal_spgemm_ops *ops = coal_spgemm_backend(ctx);
+  const coal_spgemm_ops *ops = &coal_backend(ctx)->spgemm;
   const double t0 = coal_now_seconds();
   coal_status st = ops->symbolic(p);
   if (st == COAL_SUCCESS) st = ops->numeric(p, 1);
@@ -111,8 +113,8 @@ fail_s:
 
 static coal_status refresh_pt(coal_spgemm p) {
   coal_mat P = p->B, Pt = p->Pt;
-  if (!p->pt_src) { /* made on the GPU */
-    COAL_CALL(coal_spgemm_cuda_transpose_values(P, Pt));
+  if (!p->pt_src) { /* made by the backend */
+    COAL_CALL(coal_backend(p->ctx)->spgemm.transpose_values(P, Pt));
     p->p_state = P->state;
     return COAL_SUCCESS;
   }
@@ -141,14 +143,15 @@ static coal_status create_ptap(coal_mat A, coal_mat P, coal_spgemm_algo algo, co
   p->dense_threshold = COAL_SPGEMM_DENSE_NNZ;
   const double t0 = coal_now_seconds();
   coal_status st;
-  /* ROWS on the GPU: one fused product (P^T's pattern only, no A*P) where it applies, else
-   * P^T, A*P and the result on the GPU. TILE (and the host): P^T made on the host with a map
-   * for new values of P. */
-  const int on_gpu = algo == COAL_SPGEMM_ROWS && ctx->backend == COAL_BACKEND_CUDA;
-  if (on_gpu) {
-    COAL_CALL_GOTO(st, coal_spgemm_ptap_symbolic(p, &p->fused), fail);
+  /* ROWS on a backend that transposes (the GPU): one fused product (P^T's pattern only, no A*P)
+   * where it applies, else P^T, A*P and the result on the backend. TILE (and a backend without
+   * a transpose: the host): P^T made on the host with a map for new values of P. */
+  const coal_spgemm_ops *ops = &coal_backend(ctx)->spgemm;
+  const int on_dev = algo == COAL_SPGEMM_ROWS && ops->transpose;
+  if (on_dev && ops->ptap_symbolic) {
+    COAL_CALL_GOTO(st, ops->ptap_symbolic(p, &p->fused), fail);
     if (p->fused) {
-      COAL_CALL_GOTO(st, coal_spgemm_ptap_numeric(p), fail_c);
+      COAL_CALL_GOTO(st, ops->ptap_numeric(p), fail_c);
       p->stats.symbolic_seconds = coal_now_seconds() - t0;
       p->stats.nnz_c = p->C->nnz;
       p->stats.c_bytes = csr_bytes(p->C);
@@ -156,8 +159,8 @@ static coal_status create_ptap(coal_mat A, coal_mat P, coal_spgemm_algo algo, co
       return COAL_SUCCESS;
     }
   }
-  if (on_gpu) {
-    COAL_CALL_GOTO(st, coal_spgemm_cuda_transpose(P, &p->Pt), fail);
+  if (on_dev) {
+    COAL_CALL_GOTO(st, ops->transpose(P, &p->Pt), fail);
   } else {
     COAL_CALL_GOTO(st, coal_mat_host(P), fail);
     COAL_CALL_GOTO(st, transpose_map(P, &p->Pt, &p->pt_src), fail);
@@ -167,11 +170,11 @@ static coal_status create_ptap(coal_mat A, coal_mat P, coal_spgemm_algo algo, co
   p->AP = p->inner->C; /* owned by p from here on */
   /* TILE: later numerics leave AP's values on the backend, where the outer product reads them;
    * ROWS: AP's device copy is current after each numeric of the inner product */
-  COAL_CALL_GOTO(st, create_ab(p->Pt, p->AP, algo, on_gpu ? NULL : p->inner, &p->outer), fail);
+  COAL_CALL_GOTO(st, create_ab(p->Pt, p->AP, algo, on_dev ? NULL : p->inner, &p->outer), fail);
   if (algo == COAL_SPGEMM_TILE) {
     /* the outer product has its own copies: AP's and Pt's device copies (if any) go */
-    coal_ops(ctx)->mat_release(p->AP);
-    coal_ops(ctx)->mat_release(p->Pt);
+    coal_backend(ctx)->mat.release(p->AP);
+    coal_backend(ctx)->mat.release(p->Pt);
   }
   p->C = p->outer->C;
   p->stats.symbolic_seconds = coal_now_seconds() - t0;
@@ -218,9 +221,9 @@ static coal_status numeric(coal_spgemm p, int download) {
     COAL_CHECK(p->ctx, p->C->nnz == p->stats.nnz_c, COAL_ERR_STATE,
                "the product's result changed structure (%lld nonzeros, expected %lld)",
                (long long)p->C->nnz, (long long)p->stats.nnz_c);
-    return coal_spgemm_backend(p->ctx)->numeric(p, download);
+    return coal_backend(p->ctx)->spgemm.numeric(p, download);
   }
-  if (p->fused) return coal_spgemm_ptap_numeric(p);
+  if (p->fused) return coal_backend(p->ctx)->spgemm.ptap_numeric(p);
   if (p->B->state != p->p_state) COAL_CALL(refresh_pt(p));
   COAL_CALL(numeric(p->inner, 0));
   return numeric(p->outer, download);
@@ -267,7 +270,7 @@ static coal_status get_stats(coal_spgemm p) {
     COAL_CALL(coal_mat_host(p->A));
     COAL_CALL(coal_mat_host(p->B));
     p->stats.products = coal_spgemm_products(p->A, p->B);
-    return coal_spgemm_backend(p->ctx)->tile_stats(p);
+    return coal_backend(p->ctx)->spgemm.tile_stats(p);
   }
   if (p->fused) {
     COAL_CALL(coal_mat_host(p->A));

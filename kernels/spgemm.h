@@ -3,9 +3,8 @@
  * A product object (struct coal_spgemm_s, public handle coal_spgemm) holds what the numeric
  * step needs, so that a numeric-only recomputation (values of A or B changed, structure not)
  * allocates nothing: the tile formats of A and B, the tile structure of C and the map from
- * C's tiles to C's CSR. The front end (src/spgemm.c) checks arguments and drives a typed table
- * of backend operations (coal_spgemm_host / coal_spgemm_cuda, as kernels/blas.h does), so the
- * shared backend table is not touched.
+ * C's tiles to C's CSR. The front end (kernels/spgemm.c) checks arguments and drives the spgemm
+ * sub-table of the context's backend table (struct coal_spgemm_ops, src/backend.h).
  *
  * The three steps of C = A*B (A, B and C in the tile format of src/tile.h):
  *  1. tile layout of C: the symbolic product of the tile layouts, C' = A' B' (a tile of C is
@@ -75,27 +74,18 @@ struct coal_spgemm_s {
   uint64_t p_state;                    /* P->state when Pt's values were taken */
 };
 
-typedef struct coal_spgemm_ops {
-  /* Steps 1 and 2 of C = p->A * p->B and C's CSR structure: creates p->C (values zero, host
-   * CSR valid) and fills the backend's part of p and the stats it knows. */
-  coal_status (*symbolic)(coal_spgemm p);
-  /* Step 3 from the current values of A and B into p->C. download != 0: C's host values are
-   * current on return (always so on host); 0 leaves them stale (only for products private to
-   * a PtAP object, whose consumer reads the device copy). */
-  coal_status (*numeric)(coal_spgemm p, int download);
-  /* Fills the statistics that need a pass over C's tiles: empty_tiles_c, tile_pairs and
-   * dense_tiles_c (at the current threshold). Called on request only. */
-  coal_status (*tile_stats)(coal_spgemm p);
-  /* Frees the backend's part of p (not p, not C). */
-  void (*release)(coal_spgemm p);
-} coal_spgemm_ops;
-
-extern const coal_spgemm_ops coal_spgemm_host;
-extern const coal_spgemm_ops coal_spgemm_cuda; /* answers COAL_ERR_NOT_COMPILED when not built */
-
-static inline const coal_spgemm_ops *coal_spgemm_backend(coal_ctx ctx) {
-  return ctx->backend == COAL_BACKEND_CUDA ? &coal_spgemm_cuda : &coal_spgemm_host;
-}
+/* The entries of the table's spgemm sub-table (struct coal_spgemm_ops, src/backend.h): each
+ * backend's instance serves both algorithms and dispatches on p->algo (host:
+ * kernels/host/spgemm_tile.c, TILE there and ROWS in spgemm_gustavson.c; CUDA:
+ * kernels/cuda/spgemm_tile.cu, TILE there and ROWS in spgemm_rows.cu). */
+coal_status coal_spgemm_symbolic_host(coal_spgemm p);
+coal_status coal_spgemm_numeric_host(coal_spgemm p, int download);
+coal_status coal_spgemm_stats_host(coal_spgemm p);
+void coal_spgemm_release_host(coal_spgemm p);
+coal_status coal_spgemm_symbolic_cuda(coal_spgemm p);
+coal_status coal_spgemm_numeric_cuda(coal_spgemm p, int download);
+coal_status coal_spgemm_stats_cuda(coal_spgemm p);
+void coal_spgemm_release_cuda(coal_spgemm p);
 
 /* coal_spgemm_create with a chosen algorithm (tests and the benchmark; AUTO = the default). */
 coal_status coal_spgemm_create_algo(coal_product_type type, coal_mat A, coal_mat B,
@@ -135,7 +125,7 @@ int64_t coal_spgemm_products(coal_mat A, coal_mat B);
 
 /* ---- ROWS algorithm ------------------------------------------------------------------------- *
  * Host (kernels/host/spgemm_gustavson.c) and CUDA (kernels/cuda/spgemm_rows.cu) versions of
- * the table entries; the CUDA table dispatches on p->algo. CUDA: C is a device-only matrix. */
+ * the spgemm entries, which dispatch on p->algo. CUDA: C is a device-only matrix. */
 coal_status coal_spgemm_rows_host_symbolic(coal_spgemm p);
 coal_status coal_spgemm_rows_host_numeric(coal_spgemm p);
 void coal_spgemm_rows_host_release(coal_spgemm p);
@@ -144,9 +134,10 @@ coal_status coal_spgemm_rows_numeric(coal_spgemm p);
 void coal_spgemm_rows_release(coal_spgemm p);
 /* Probe hook (bench/spgemm_probe.c): fn (NULL: none) is called with a phase name at each phase
  * boundary of the row-wise symbolic pass on ctx, a CUDA context (COAL_ERR_ARG otherwise;
- * COAL_ERR_NOT_COMPILED without CUDA). */
+ * defined in a CUDA build only). */
 coal_status coal_spgemm_rows_set_trace(coal_ctx ctx, void (*fn)(coal_ctx ctx, const char *phase));
-/* Fused P^T A P on the GPU (kernels/cuda/spgemm_ptap.cu), p->A = A, p->B = P: the symbolic
+/* Fused P^T A P on the GPU (kernels/cuda/spgemm_ptap.cu; the CUDA instance's spgemm.ptap_*
+ * entries), p->A = A, p->B = P: the symbolic
  * step creates p->C (device-only) and the state in p->dev and sets *fused, or, for shapes it
  * does not handle (rows of C longer than 4096; more than 384000 columns when a row has more
  * than 1024 products), returns COAL_SUCCESS with *fused = 0 and nothing made. The numeric step
@@ -155,11 +146,12 @@ coal_status coal_spgemm_ptap_symbolic(coal_spgemm p, int *fused);
 coal_status coal_spgemm_ptap_numeric(coal_spgemm p);
 void coal_spgemm_ptap_release(coal_spgemm p);
 /* P^T of a CUDA-context matrix made on the GPU (cuSPARSE csr2csc), a device-only matrix, and
- * its values recomputed after P's values changed (structure kept). */
+ * its values recomputed after P's values changed (structure kept): the CUDA instance's
+ * spgemm.transpose and spgemm.transpose_values. */
 coal_status coal_spgemm_cuda_transpose(coal_mat P, coal_mat *Pt);
 coal_status coal_spgemm_cuda_transpose_values(coal_mat P, coal_mat Pt);
 
-/* ---- CUDA test hooks (kernels/cuda/spgemm_tile.cu; COAL_ERR_NOT_COMPILED without CUDA) ------ */
+/* ---- CUDA test hooks (kernels/cuda/spgemm_tile.cu, tile_build.cu; CUDA build only) -------- */
 /* Downloads the device tile structure of C of an AB product made on a CUDA context (steps 1
  * and 2: tile_ptr, tile_col, tile_nnz, row_ptr, mask; no idx, no values) into a new host
  * coal_tile, and the CSR map pos (coal_malloc'd, 16 * ntiles entries) when pos != NULL. */
@@ -169,22 +161,6 @@ coal_status coal_spgemm_cuda_download(coal_spgemm p, coal_tile **tc, int32_t **p
  * and the CSR converted back from those tiles on the GPU, downloaded (coal_malloc'd). */
 coal_status coal_tile_cuda_roundtrip(coal_mat A, coal_tile **t, int32_t **rowptr, int32_t **colind,
                                      void **values);
-
-/* ---- cuSPARSE SpGEMM reference for the benchmark (kernels/cuda/spgemm_cusparse.cu) ---------- *
- * C = A*B with cuSPARSE's generic SpGEMM on the device CSR of A and B (one CUDA context; the
- * descriptors point at A's and B's device copies, which must stay current: do not change their
- * values meanwhile). run: the whole product as a user calls it (descriptors of C,
- * workEstimation, compute, allocations, copy; the buffers freed, C kept until the next run).
- * reuse_setup: the structure by the cusparseSpGEMMreuse_* path once, then its first numeric;
- * reuse_compute: the numeric-only product. result: the last C as a new host-CSR matrix on the
- * context, and peak_bytes (the buffers of run plus C). Without CUDA: COAL_ERR_NOT_COMPILED. */
-typedef struct coal_cusparse_spgemm coal_cusparse_spgemm;
-coal_status coal_cusparse_spgemm_create(coal_mat A, coal_mat B, coal_cusparse_spgemm **h);
-coal_status coal_cusparse_spgemm_run(coal_cusparse_spgemm *h);
-coal_status coal_cusparse_spgemm_reuse_setup(coal_cusparse_spgemm *h);
-coal_status coal_cusparse_spgemm_reuse_compute(coal_cusparse_spgemm *h);
-coal_status coal_cusparse_spgemm_result(coal_cusparse_spgemm *h, coal_mat *C, size_t *peak_bytes);
-void coal_cusparse_spgemm_destroy(coal_cusparse_spgemm *h);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
 /* SpMM front end: argument checks, kernel selection, dispatch to the backend's op
- * (coal_ops(ctx)->spmm[kernel]). */
-#include "backend.h"
+ * (coal_backend(ctx)->spmm[kernel]). */
+#include "spmm.h"
 
 static const char *const kernel_names[COAL_SPMM_NKERNELS] = {"auto", "swift", "rowsplit", "merge"};
 
@@ -15,11 +15,16 @@ coal_status coal_spmm_kernel_parse(const char *name, coal_spmm_kernel *k) {
   return COAL_SUCCESS;
 }
 
-/* Selection, O(1) after the first call (the longest row and, for large matrices, the grid-line
- * stride are computed once per matrix).
- * Host: the row loop of row-split (no atomics, no format to build).
- * CUDA (fp64 measurements; k = 1 with contiguous X and Y never gets here: coal_spmm runs the
- * SpMV kernel of coal_spmv_select):
+/* Selection on the host: the row loop of row-split (no atomics, no format to build). */
+coal_spmm_kernel coal_spmm_select_host(coal_mat A, int64_t k, coal_layout layout) {
+  (void)A, (void)k, (void)layout;
+  return COAL_SPMM_ROWSPLIT;
+}
+
+/* Selection on CUDA, O(1) after the first call (the longest row and, for large matrices, the
+ * grid-line stride are computed once per matrix), fp64 measurements; k = 1 with contiguous X
+ * and Y never gets here: coal_spmm runs the SpMV kernel of coal_spmv_select
+ * (select.spmm_vector_as_spmv):
  *  - hubs (longest row > 32*mean + 256): merge-based on large matrices (nnz >= 2^20); smaller
  *    hub matrices take row-split, whose long rows get a CTA per segment (spmm_long.cu);
  *  - column-major blocks, k >= 32, nnz >= 2^20: Swift. Small matrices keep row-split on
@@ -40,8 +45,7 @@ coal_status coal_spmm_kernel_parse(const char *name, coal_spmm_kernel *k) {
 #define SPMM_SWIFT_MIN_K   32
 #define SPMM_SWIFT_MIN_NNZ (1 << 20)
 
-coal_spmm_kernel coal_spmm_select(coal_mat A, int64_t k, coal_layout layout) {
-  if (!A || A->ctx->backend != COAL_BACKEND_CUDA) return COAL_SPMM_ROWSPLIT;
+coal_spmm_kernel coal_spmm_select_cuda(coal_mat A, int64_t k, coal_layout layout) {
   const double mean = A->nrows > 0 ? (double)A->nnz / (double)A->nrows : 0.0;
   const int32_t mx = coal_mat_max_row_len(A);
   if (SPMM_HUB(mean, mx) && A->nnz >= SPMM_HUB_MERGE_NNZ) return COAL_SPMM_MERGE;
@@ -52,6 +56,19 @@ coal_spmm_kernel coal_spmm_select(coal_mat A, int64_t k, coal_layout layout) {
       !(layout == COAL_ROW_MAJOR && coal_mat_line_stride(A) > 0))
     return COAL_SPMM_MERGE;
   return COAL_SPMM_ROWSPLIT;
+}
+
+/* The rule reads the longest row and, on large matrices, the grid-line stride: computed before
+ * an AUTO product so that a failure propagates. */
+coal_status coal_spmm_select_prepare_cuda(coal_mat A) {
+  COAL_CALL(coal_mat_max_row_len_compute(A, NULL));
+  if (A->nnz >= SPMM_SHORT_MIN_NNZ) COAL_CALL(coal_mat_line_stride_compute(A, NULL));
+  return COAL_SUCCESS;
+}
+
+coal_spmm_kernel coal_spmm_select(coal_mat A, int64_t k, coal_layout layout) {
+  if (!A) return COAL_SPMM_ROWSPLIT;
+  return coal_backend(A->ctx)->select.spmm(A, k, layout);
 }
 
 /* A one-column block stored as a contiguous vector (column-major, or row-major with ld 1). */
@@ -86,19 +103,15 @@ coal_status coal_spmm(coal_mat A, coal_spmm_kernel kernel, double alpha, coal_bv
     COAL_CHECK(ctx, x0 + xs <= y0 || y0 + ys <= x0, COAL_ERR_ARG, "X and Y overlap");
   }
   if (X->k == 0 || A->nrows == 0) return COAL_SUCCESS;
-  const coal_backend_ops *ops = coal_ops(ctx);
-  COAL_CALL(ops->mat_prepare(A));
+  const coal_backend_ops *ops = coal_backend(ctx);
+  COAL_CALL(ops->mat.prepare(A));
   if (kernel == COAL_SPMM_AUTO) {
-    /* the selection reads the longest row: computed here so that a failure propagates */
-    if (ctx->backend == COAL_BACKEND_CUDA) {
-      COAL_CALL(coal_mat_max_row_len_compute(A, NULL));
-      if (A->nnz >= SPMM_SHORT_MIN_NNZ) COAL_CALL(coal_mat_line_stride_compute(A, NULL));
-    }
+    if (ops->select.spmm_prepare) COAL_CALL(ops->select.spmm_prepare(A));
     /* one column on the GPU: the SpMV kernels (FastLoad-T on large matrices) are faster than
      * any SpMM kernel at k = 1 */
-    if (ctx->backend == COAL_BACKEND_CUDA && is_vector(X) && is_vector(Y))
-      return ops->spmv[coal_spmv_select(A)](A, alpha, X->data, beta, Y->data);
-    kernel = coal_spmm_select(A, X->k, X->layout);
+    if (ops->select.spmm_vector_as_spmv && is_vector(X) && is_vector(Y))
+      return ops->spmv[ops->select.spmv(A)](A, alpha, X->data, beta, Y->data);
+    kernel = ops->select.spmm(A, X->k, X->layout);
   }
   return ops->spmm[kernel](A, alpha, X, beta, Y);
 }

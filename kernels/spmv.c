@@ -1,5 +1,5 @@
 /* SpMV front end: argument checks, kernel selection, dispatch to the backend's op. */
-#include "backend.h"
+#include "spmv.h"
 
 static const char *const kernel_names[COAL_SPMV_NKERNELS] = {"auto", "csr-vector", "csr-merge",
                                                              "fastload", "fastload-t"};
@@ -15,7 +15,13 @@ coal_status coal_spmv_kernel_parse(const char *name, coal_spmv_kernel *k) {
   return COAL_SUCCESS;
 }
 
-/* Selection, from two statistics (nnz and the longest row, computed once per matrix):
+/* Selection on the host: the plain row loop. */
+coal_spmv_kernel coal_spmv_select_host(coal_mat A) {
+  (void)A;
+  return COAL_SPMV_CSR_VECTOR;
+}
+
+/* Selection on CUDA, from two statistics (nnz and the longest row, computed once per matrix):
  *  - small matrices are launch-bound: csr-vector, one launch (fastload-t pays a second one for
  *    the pre-scale of the rows that blocks cut);
  *  - above COAL_SPMV_SMALL_NNZ nonzeros fastload-t, which reaches the copy bandwidth on the
@@ -24,17 +30,26 @@ coal_status coal_spmv_kernel_parse(const char *name, coal_spmv_kernel *k) {
  *    in csr-vector; FastLoad's scatter kernel spreads it over warps. In fp32 its atomics round
  *    every partial sum to float, so the result depends on the order of the atomics along a
  *    dense row: fp32 takes csr-merge there (one carry per CTA of 896 path items).
- * The figures behind each cut: bench/RESULTS.md, rule spmv-select.
- * The host backend uses the plain row loop. */
+ * The figures behind each cut: bench/RESULTS.md, rule spmv-select. */
 #define COAL_SPMV_SMALL_NNZ (1 << 19)
 
-coal_spmv_kernel coal_spmv_select(coal_mat A) {
-  if (!A || A->ctx->backend != COAL_BACKEND_CUDA) return COAL_SPMV_CSR_VECTOR;
+coal_spmv_kernel coal_spmv_select_cuda(coal_mat A) {
   if (A->nnz > COAL_SPMV_SMALL_NNZ) return COAL_SPMV_FASTLOAD_T;
   double mean = A->nrows ? (double)A->nnz / (double)A->nrows : 0.0;
   if ((double)coal_mat_max_row_len(A) > 32.0 * mean + 256.0)
     return A->dtype == COAL_F64 ? COAL_SPMV_FASTLOAD : COAL_SPMV_CSR_MERGE;
   return COAL_SPMV_CSR_VECTOR;
+}
+
+/* The rule reads the longest row: computed before an AUTO product so that a failure (the
+ * download of a device-only matrix's row offsets) propagates. */
+coal_status coal_spmv_select_prepare_cuda(coal_mat A) {
+  return coal_mat_max_row_len_compute(A, NULL);
+}
+
+coal_spmv_kernel coal_spmv_select(coal_mat A) {
+  if (!A) return COAL_SPMV_CSR_VECTOR;
+  return coal_backend(A->ctx)->select.spmv(A);
 }
 
 coal_status coal_spmv_raw(coal_mat A, coal_spmv_kernel kernel, double alpha, const void *x,
@@ -44,14 +59,12 @@ coal_status coal_spmv_raw(coal_mat A, coal_spmv_kernel kernel, double alpha, con
   COAL_CHECK(ctx, kernel >= 0 && kernel < COAL_SPMV_NKERNELS, COAL_ERR_ARG, "bad kernel %d",
              (int)kernel);
   COAL_CHECK(ctx, (x || A->ncols == 0) && (y || A->nrows == 0), COAL_ERR_ARG, "NULL vector");
+  const coal_backend_ops *ops = coal_backend(ctx);
   if (kernel == COAL_SPMV_AUTO) {
-    /* the selection reads the longest row: computed here so that a failure (the download of a
-     * device-only matrix's row offsets) propagates */
-    if (ctx->backend == COAL_BACKEND_CUDA) COAL_CALL(coal_mat_max_row_len_compute(A, NULL));
-    kernel = coal_spmv_select(A);
+    if (ops->select.spmv_prepare) COAL_CALL(ops->select.spmv_prepare(A));
+    kernel = ops->select.spmv(A);
   }
-  const coal_backend_ops *ops = coal_ops(ctx);
-  COAL_CALL(ops->mat_prepare(A));
+  COAL_CALL(ops->mat.prepare(A));
   return ops->spmv[kernel](A, alpha, x, beta, y);
 }
 

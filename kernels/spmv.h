@@ -8,13 +8,11 @@
 #ifndef COAL_KERNELS_SPMV_H
 #define COAL_KERNELS_SPMV_H
 
-#include "../src/internal.h"
+#include "../src/backend.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef coal_status (*coal_spmv_fn)(coal_mat A, double alpha, const void *x, double beta, void *y);
 
 /* CSR, (sub-)warp per row: host twin is a plain row loop (with alpha = beta = 1 each row's sum
  * starts from y[i], PETSc AIJ's MatMultAdd order). */
@@ -33,6 +31,13 @@ coal_status coal_spmv_csr_merge_cuda(coal_mat A, double alpha, const void *x, do
 coal_status coal_spmv_fastload_cuda(coal_mat A, double alpha, const void *x, double beta, void *y);
 coal_status coal_spmv_fastload_t_cuda(coal_mat A, double alpha, const void *x, double beta,
                                       void *y);
+
+/* Kernel selection for COAL_SPMV_AUTO, each backend's rule (kernels/spmv.c; the table's
+ * select.spmv and select.spmv_prepare entries). The CUDA rule reads the longest row, which
+ * prepare computes. */
+coal_spmv_kernel coal_spmv_select_host(coal_mat A);
+coal_spmv_kernel coal_spmv_select_cuda(coal_mat A);
+coal_status coal_spmv_select_prepare_cuda(coal_mat A);
 
 /* Merge-path tile: a CTA of COAL_MERGE_THREADS threads consumes COAL_MERGE_ITEMS_PER_THREAD
  * path items per thread, i.e. COAL_MERGE_ITEMS items per part (the host twin uses the same

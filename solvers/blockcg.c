@@ -110,7 +110,7 @@ static coal_status block_spmm(coal_solver S, double alpha, const double *X, doub
  * and the product would run the row-split kernel anyway, else the SpMM and bcg_gram (the spare
  * block, free at this point, is its scratch). */
 static coal_status product_grams(coal_solver S, bcg_work *w, int64_t kw, int64_t ka) {
-  const coal_blas_ops *b = coal_blas(S->ctx);
+  const coal_blas_ops *b = &coal_backend(S->ctx)->blas;
   const double *dinv = S->pc == COAL_PC_USER ? NULL : S->dinv; /* M = diag(dinv)^-1 or I */
   if (b->bcg_spmm_gram && kw >= COAL_BCG_FUSED_MIN && kw <= COAL_BCG_FUSED_MAX &&
       ka <= COAL_BCG_FUSED_MAX &&
@@ -127,8 +127,8 @@ static coal_status product_grams(coal_solver S, bcg_work *w, int64_t kw, int64_t
 static coal_status settle(coal_solver S, bcg_work *w, int64_t kw, int64_t ka) {
   if (!w->pending) return COAL_SUCCESS;
   w->pending = 0;
-  return coal_blas(S->ctx)->bcg_dir(S->ctx, S->n, ka, kw, 0, NULL, NULL, NULL, w->W, NULL, NULL,
-                                    w->CA, w->Xa);
+  return coal_backend(S->ctx)->blas.bcg_dir(S->ctx, S->n, ka, kw, 0, NULL, NULL, NULL, w->W, NULL,
+                                            NULL, w->CA, w->Xa);
 }
 
 static void swap(double **a, double **b) {
@@ -141,7 +141,7 @@ static void swap(double **a, double **b) {
 static coal_status retire(coal_solver S, bcg_work *w, coal_bvec X, int64_t kw, int64_t ka,
                           int ngone, int nkeep) {
   coal_ctx ctx = S->ctx;
-  const coal_blas_ops *b = coal_blas(ctx);
+  const coal_blas_ops *b = &coal_backend(ctx)->blas;
   if (!ngone) return COAL_SUCCESS;
   COAL_CALL(settle(S, w, kw, ka));
   COAL_CALL(b->copy_cols(ctx, S->n, ngone, w->Xa, COAL_ROW_MAJOR, ka, w->gone, (double *)X->data,
@@ -205,7 +205,7 @@ static coal_status retire_all(coal_solver S, bcg_work *w, coal_bvec X, int64_t k
  * user preconditioner splits the pass around its call and keeps Z. X waits for bcg_dir. */
 static coal_status update(coal_solver S, bcg_work *w, int64_t kw, int64_t ka) {
   coal_ctx ctx = S->ctx;
-  const coal_blas_ops *b = coal_blas(ctx);
+  const coal_blas_ops *b = &coal_backend(ctx)->blas;
   int64_t n = S->n;
   double *RZ = w->s_prev ? w->Id : NULL; /* Id is free until the direction pass refills it */
   if (S->pc != COAL_PC_USER)
@@ -271,7 +271,7 @@ static int orth_grams(bcg_work *w, int64_t kw64, int64_t ka64, double *minp) {
 
 coal_status coal_blockcg_solve(coal_solver S, coal_bvec B, coal_bvec X) {
   coal_ctx ctx = S->ctx;
-  const coal_blas_ops *b = coal_blas(ctx);
+  const coal_blas_ops *b = &coal_backend(ctx)->blas;
   int64_t n = S->n, k = S->k, ka = k, kw = 0, s = 0;
   bcg_work w;
   memset(&w, 0, sizeof w);

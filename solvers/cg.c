@@ -41,19 +41,19 @@ static coal_status cg_work_alloc(coal_solver S, cg_work *w) {
 }
 
 static coal_status get_scalars(coal_solver S, const cg_work *w, double *h) {
-  return coal_ops(S->ctx)->download(S->ctx, h, w->sc, sizeof(double) * COAL_CG_NSCALARS);
+  return coal_backend(S->ctx)->mem.download(S->ctx, h, w->sc, sizeof(double) * COAL_CG_NSCALARS);
 }
 
 /* z = M^-1 r into w->z (user) or w->p-style target `dst` (Jacobi / none); sc[slot] = r.z. */
 static coal_status precondition(coal_solver S, cg_work *w, double *dst, int slot) {
-  const coal_blas_ops *b = coal_blas(S->ctx);
+  const coal_blas_ops *b = &coal_backend(S->ctx)->blas;
   COAL_CALL(coal_solver_apply_pc(S, 1, w->r, dst, NULL));
   return b->cg_dot(S->ctx, S->n, w->r, dst, w->sc, slot);
 }
 
 static coal_status cg_column(coal_solver S, cg_work *w, int64_t j) {
   coal_ctx ctx = S->ctx;
-  const coal_blas_ops *b = coal_blas(ctx);
+  const coal_blas_ops *b = &coal_backend(ctx)->blas;
   coal_mat A = S->A;
   int64_t n = S->n;
   coal_solve_info *inf = &S->info[j];
@@ -63,7 +63,7 @@ static coal_status cg_column(coal_solver S, cg_work *w, int64_t j) {
 
   COAL_CALL(coal_spmv_raw(A, COAL_SPMV_AUTO, -1.0, w->x, 1.0, w->r)); /* r = b - A x */
   COAL_CALL(precondition(S, w, user ? w->z : w->p, COAL_CG_RZ));
-  if (user) COAL_CALL(coal_ops(ctx)->copy(ctx, w->p, w->z, sizeof(double) * (size_t)n));
+  if (user) COAL_CALL(coal_backend(ctx)->mem.copy(ctx, w->p, w->z, sizeof(double) * (size_t)n));
   COAL_CALL(b->cg_dot(ctx, n, w->r, w->r, w->sc, COAL_CG_RR));
   COAL_CALL(get_scalars(S, w, h));
   double norm0 = sqrt(h[COAL_CG_RR]), tol = fmax(S->rtol * inf->rhsnorm, S->atol);
@@ -125,7 +125,7 @@ static coal_status cg_column(coal_solver S, cg_work *w, int64_t j) {
 
 coal_status coal_cg_solve(coal_solver S, coal_bvec B, coal_bvec X) {
   coal_ctx ctx = S->ctx;
-  const coal_blas_ops *b = coal_blas(ctx);
+  const coal_blas_ops *b = &coal_backend(ctx)->blas;
   cg_work w = {0};
   coal_status st = cg_work_alloc(S, &w);
   for (int64_t j = 0; j < S->k; j++) S->mon_norms[j] = S->info[j].rhsnorm;

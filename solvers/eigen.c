@@ -20,7 +20,7 @@ coal_status coal_eig_which_parse(const char *name, coal_eig_which *w) {
 }
 
 static void release_results(coal_eigen E) {
-  if (E->vectors) coal_ops(E->ctx)->release(E->ctx, E->vectors);
+  if (E->vectors) coal_backend(E->ctx)->mem.release(E->ctx, E->vectors);
   coal_free(E->info);
   coal_free(E->history);
   E->vectors = NULL, E->info = NULL, E->history = NULL;
@@ -45,7 +45,7 @@ coal_status coal_eigen_create(coal_mat A, coal_mat M, coal_eigen *out) {
 coal_status coal_eigen_destroy(coal_eigen *E) {
   if (!E || !*E) return COAL_SUCCESS;
   release_results(*E);
-  if ((*E)->dinv) coal_ops((*E)->ctx)->release((*E)->ctx, (*E)->dinv);
+  if ((*E)->dinv) coal_backend((*E)->ctx)->mem.release((*E)->ctx, (*E)->dinv);
   coal_free(*E);
   *E = NULL;
   return COAL_SUCCESS;
@@ -138,7 +138,7 @@ static coal_status check_operator(coal_eigen E, coal_mat B, const char *name) {
   COAL_CHECK(E->ctx, B->dtype == COAL_F64, COAL_ERR_UNSUPPORTED,
              "the eigensolver runs in fp64; convert %s with coal_mat_convert", name);
   COAL_CALL(coal_check_symmetric(B, name));
-  return coal_ops(E->ctx)->mat_prepare(B);
+  return coal_backend(E->ctx)->mat.prepare(B);
 }
 
 /* Checks A and M and builds the preconditioner. M's positive definiteness shows when the
@@ -161,7 +161,7 @@ static coal_status eigen_setup(coal_eigen E) {
   COAL_CALL(coal_mat_host(E->A));
   E->anorm = norm_inf(E->A);
   E->mnorm = E->M ? norm_inf(E->M) : 1.0;
-  if (E->dinv) coal_ops(E->ctx)->release(E->ctx, E->dinv);
+  if (E->dinv) coal_backend(E->ctx)->mem.release(E->ctx, E->dinv);
   E->dinv = NULL;
   if (E->pc == COAL_PC_JACOBI) COAL_CALL(coal_jacobi_setup(E->A, &E->dinv));
   E->setup_done = 1;
@@ -213,8 +213,9 @@ coal_status coal_eigen_get_vectors(coal_eigen E, coal_bvec V) {
   COAL_CHECK(E->ctx, V->n == E->n && V->k <= E->nev, COAL_ERR_ARG,
              "V is %lld x %lld: need %lld rows and at most nev = %d columns", (long long)V->n,
              (long long)V->k, (long long)E->n, E->nev);
-  return coal_blas(E->ctx)->copy_cols(E->ctx, E->n, V->k, E->vectors, COAL_ROW_MAJOR, E->nev, NULL,
-                                      (double *)V->data, V->layout, V->ld, NULL);
+  return coal_backend(E->ctx)->blas.copy_cols(E->ctx, E->n, V->k, E->vectors, COAL_ROW_MAJOR,
+                                              E->nev, NULL, (double *)V->data, V->layout, V->ld,
+                                              NULL);
 }
 
 coal_status coal_eigen_get_stats(coal_eigen E, coal_eigen_stats *st) {

@@ -3,7 +3,6 @@
 #ifndef COAL_EIGEN_IMPL_H
 #define COAL_EIGEN_IMPL_H
 
-#include "../kernels/blas.h"
 #include "../src/backend.h"
 
 /* A new search direction is dropped when its squared sine to the span of those already kept

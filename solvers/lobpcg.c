@@ -75,7 +75,7 @@ static int all_finite(const double *a, size_t cnt) {
 /* ---- workspace ----------------------------------------------------------------------------- */
 static coal_status lob_alloc(coal_eigen E, lob_work *w) {
   coal_ctx ctx = E->ctx;
-  const coal_backend_ops *o = coal_ops(ctx);
+  const coal_mem_ops *o = &coal_backend(ctx)->mem;
   const int64_t n = E->n, L = 3 * (int64_t)E->bs, bs = E->bs;
   w->n = n, w->L = L, w->bs = E->bs;
   const size_t big = sizeof(double) * (size_t)n * (size_t)L,
@@ -121,7 +121,7 @@ static coal_status lob_alloc(coal_eigen E, lob_work *w) {
 }
 
 static void lob_free(coal_eigen E, lob_work *w) {
-  const coal_backend_ops *o = coal_ops(E->ctx);
+  const coal_mem_ops *o = &coal_backend(E->ctx)->mem;
   double *b[] = {w->V, w->AV, w->Vn, w->AVn, w->R, w->T};
   for (int i = 0; i < 6; i++)
     if (b[i]) o->release(E->ctx, b[i]);
@@ -159,7 +159,7 @@ static coal_status spmm(coal_eigen E, lob_work *w, coal_mat B, const double *X, 
  * (no message) on a non-finite Gram. */
 static coal_status orth_block(coal_eigen E, lob_work *w, int c0, int q, int *rank) {
   coal_ctx ctx = E->ctx;
-  const coal_blas_ops *b = coal_blas(ctx);
+  const coal_blas_ops *b = &coal_backend(ctx)->blas;
   const int64_t n = w->n, L = w->L;
   double *W = w->V + c0, *MW = w->MV + c0;
   *rank = 0;
@@ -223,7 +223,7 @@ static coal_status orth_block(coal_eigen E, lob_work *w, int c0, int q, int *ran
  * 1 when the basis degenerated (restart), -1 on non-finite values. */
 static int rayleigh_ritz(coal_eigen E, lob_work *w, int m, coal_status *st) {
   coal_ctx ctx = E->ctx;
-  const coal_blas_ops *b = coal_blas(ctx);
+  const coal_blas_ops *b = &coal_backend(ctx)->blas;
   *st = b->gram(ctx, w->n, m, m, w->V, w->L, w->AV, w->L, w->gA, m);
   if (!*st) *st = b->gram(ctx, w->n, m, m, w->V, w->L, w->MV, w->L, w->gB, m);
   if (*st) return -1;
@@ -284,7 +284,7 @@ static int p_coefficients(coal_eigen E, lob_work *w, int m, int ka, int ldc) {
  * Returns the new rp. */
 static coal_status update_basis(coal_eigen E, lob_work *w, int m, int ka, int *rp) {
   coal_ctx ctx = E->ctx;
-  const coal_blas_ops *b = coal_blas(ctx);
+  const coal_blas_ops *b = &coal_backend(ctx)->blas;
   const int bs = w->bs, ldc = 2 * bs;
   for (int j = 0; j < bs; j++) {
     int s = E->which == COAL_EIG_SMALLEST ? j : m - 1 - j;
@@ -318,8 +318,8 @@ static coal_status random_cols(coal_eigen E, lob_work *w, int c0, uint64_t seed)
   coal_status st = coal_bvec_set_random(Rv, seed);
   coal_bvec_destroy(&Rv);
   COAL_CALL(st);
-  return coal_blas(E->ctx)->copy_cols(E->ctx, w->n, q, w->R, COAL_ROW_MAJOR, q, NULL, w->V + c0,
-                                      COAL_ROW_MAJOR, w->L, NULL);
+  return coal_backend(E->ctx)->blas.copy_cols(E->ctx, w->n, q, w->R, COAL_ROW_MAJOR, q, NULL,
+                                              w->V + c0, COAL_ROW_MAJOR, w->L, NULL);
 }
 
 /* X := an M-orthonormal block of full rank bs whose leading columns span what X held in its
@@ -372,7 +372,8 @@ static coal_status x_norms(coal_eigen E, lob_work *w, int q) {
     for (int j = 0; j < q; j++) w->xn[j] = 1.0;
     return COAL_SUCCESS;
   }
-  COAL_CALL(coal_blas(E->ctx)->dscale(E->ctx, w->n, q, NULL, w->V, w->L, NULL, w->L, w->nrm));
+  COAL_CALL(
+      coal_backend(E->ctx)->blas.dscale(E->ctx, w->n, q, NULL, w->V, w->L, NULL, w->L, w->nrm));
   for (int j = 0; j < q; j++) w->xn[j] = sqrt(w->nrm[j]);
   return COAL_SUCCESS;
 }
@@ -388,13 +389,13 @@ static coal_status true_residuals(coal_eigen E, lob_work *w, int q, double *out)
     COAL_CALL(spmm(E, w, E->M, w->V, w->L, q, w->T, q));
     MX = w->T;
   } else {
-    COAL_CALL(coal_blas(ctx)->copy_cols(ctx, w->n, q, w->V, COAL_ROW_MAJOR, w->L, NULL, w->T,
-                                        COAL_ROW_MAJOR, q, NULL));
+    COAL_CALL(coal_backend(ctx)->blas.copy_cols(ctx, w->n, q, w->V, COAL_ROW_MAJOR, w->L, NULL,
+                                                w->T, COAL_ROW_MAJOR, q, NULL));
     MX = w->T;
   }
   for (int j = 0; j < q; j++) w->cols[j] = j;
-  COAL_CALL(
-      coal_blas(ctx)->eig_resid(ctx, w->n, q, w->R, MX, q, w->cols, w->lam, NULL, NULL, 0, out));
+  COAL_CALL(coal_backend(ctx)->blas.eig_resid(ctx, w->n, q, w->R, MX, q, w->cols, w->lam, NULL,
+                                              NULL, 0, out));
   COAL_CALL(x_norms(E, w, q));
   for (int j = 0; j < q; j++) out[j] = rel_res(E, w, j, out[j]);
   return COAL_SUCCESS;
@@ -411,7 +412,7 @@ static coal_status refresh_products(coal_eigen E, lob_work *w, int c) {
  * squared residual norms in w->nrm[0..ka): one pass for no or Jacobi preconditioning. */
 static coal_status residuals_and_w(coal_eigen E, lob_work *w, int ka, int c0) {
   coal_ctx ctx = E->ctx;
-  const coal_blas_ops *b = coal_blas(ctx);
+  const coal_blas_ops *b = &coal_backend(ctx)->blas;
   for (int a = 0; a < ka; a++) w->cols[a] = w->act[a], w->tmp[a] = w->lam[w->act[a]];
   if (E->pc != COAL_PC_USER)
     return b->eig_resid(ctx, w->n, ka, w->AV, w->MV, w->L, w->cols, w->tmp, E->dinv, w->V + c0,
@@ -454,10 +455,10 @@ static coal_status finish(coal_eigen E, lob_work *w, int it) {
     inf->converged = w->res[j] <= E->tol;
     inf->iterations = inf->converged && w->conv[j] ? w->conv_it[j] : it;
   }
-  COAL_CALL(coal_ops(E->ctx)->alloc(E->ctx, sizeof(double) * (size_t)E->n * (size_t)nev,
-                                    (void **)&E->vectors));
-  return coal_blas(E->ctx)->copy_cols(E->ctx, E->n, nev, w->V, COAL_ROW_MAJOR, w->L, NULL,
-                                      E->vectors, COAL_ROW_MAJOR, nev, NULL);
+  COAL_CALL(coal_backend(E->ctx)->mem.alloc(E->ctx, sizeof(double) * (size_t)E->n * (size_t)nev,
+                                            (void **)&E->vectors));
+  return coal_backend(E->ctx)->blas.copy_cols(E->ctx, E->n, nev, w->V, COAL_ROW_MAJOR, w->L, NULL,
+                                              E->vectors, COAL_ROW_MAJOR, nev, NULL);
 }
 
 static coal_status lobpcg_iterate(coal_eigen E, lob_work *w) {
@@ -465,9 +466,9 @@ static coal_status lobpcg_iterate(coal_eigen E, lob_work *w) {
   int keep = 0;
   if (E->X0) {
     keep = E->X0->k < bs ? (int)E->X0->k : bs;
-    COAL_CALL(coal_blas(E->ctx)->copy_cols(E->ctx, w->n, keep, (const double *)E->X0->data,
-                                           E->X0->layout, E->X0->ld, NULL, w->V, COAL_ROW_MAJOR,
-                                           w->L, NULL));
+    COAL_CALL(coal_backend(E->ctx)->blas.copy_cols(E->ctx, w->n, keep, (const double *)E->X0->data,
+                                                   E->X0->layout, E->X0->ld, NULL, w->V,
+                                                   COAL_ROW_MAJOR, w->L, NULL));
   }
   COAL_CALL(start_block(E, w, keep, E->seed));
   for (int j = 0; j < bs; j++) w->conv[j] = 0, w->conv_it[j] = 0, w->res[j] = INFINITY;

@@ -32,10 +32,10 @@ coal_status coal_pc_parse(const char *name, coal_pc_type *p) {
 }
 
 coal_status coal_solver_alloc(coal_solver S, size_t count, double **p) {
-  return coal_ops(S->ctx)->alloc(S->ctx, count * sizeof(double), (void **)p);
+  return coal_backend(S->ctx)->mem.alloc(S->ctx, count * sizeof(double), (void **)p);
 }
 void coal_solver_release(coal_solver S, double *p) {
-  if (p) coal_ops(S->ctx)->release(S->ctx, p);
+  if (p) coal_backend(S->ctx)->mem.release(S->ctx, p);
 }
 
 coal_status coal_solver_create(coal_mat A, coal_solver *out) {
@@ -139,23 +139,24 @@ coal_status coal_check_symmetric(coal_mat A, const char *name) {
 
 coal_status coal_jacobi_setup(coal_mat A, double **dinv) {
   coal_ctx ctx = A->ctx;
-  const coal_backend_ops *ops = coal_ops(ctx);
+  const coal_mem_ops *mem = &coal_backend(ctx)->mem;
   int64_t n = A->nrows, bad = -1;
   *dinv = NULL;
   COAL_CHECK(ctx, A->dtype == COAL_F64 && A->nrows == A->ncols, COAL_ERR_UNSUPPORTED,
              "Jacobi needs a square fp64 matrix");
-  COAL_CALL(ops->alloc(ctx, sizeof(double) * (size_t)(n > 0 ? n : 1), (void **)dinv));
-  coal_status st = coal_blas(ctx)->jacobi(A, *dinv, &bad); /* on the backend, where A lives */
+  COAL_CALL(mem->alloc(ctx, sizeof(double) * (size_t)(n > 0 ? n : 1), (void **)dinv));
+  coal_status st =
+      coal_backend(ctx)->blas.jacobi(A, *dinv, &bad); /* on the backend, where A lives */
   if (!st && bad >= 0) {
     double di = 0.0;
-    st = ops->download(ctx, &di, *dinv + bad, sizeof(double));
+    st = mem->download(ctx, &di, *dinv + bad, sizeof(double));
     if (!st)
       st = COAL_ERROR(ctx, COAL_ERR_NOT_SPD,
                       "Jacobi: diagonal entry %lld is %g; an SPD matrix has a positive diagonal",
                       (long long)bad + 1, di);
   }
   if (st) {
-    ops->release(ctx, *dinv);
+    mem->release(ctx, *dinv);
     *dinv = NULL;
   }
   return st;
@@ -172,7 +173,7 @@ coal_status coal_solver_setup(coal_solver S) {
   coal_solver_release(S, S->dinv);
   S->dinv = NULL;
   if (S->pc == COAL_PC_JACOBI) COAL_CALL(coal_jacobi_setup(A, &S->dinv));
-  COAL_CALL(coal_ops(S->ctx)->mat_prepare(A));
+  COAL_CALL(coal_backend(S->ctx)->mat.prepare(A));
   S->setup_done = 1;
   return COAL_SUCCESS;
 }
@@ -191,7 +192,7 @@ coal_status coal_solver_views(coal_solver S, const double *X, double *Y, int64_t
 
 coal_status coal_solver_apply_pc(coal_solver S, int64_t m, const double *R, double *Z,
                                  double *nrm2) {
-  const coal_blas_ops *b = coal_blas(S->ctx);
+  const coal_blas_ops *b = &coal_backend(S->ctx)->blas;
   if (S->pc != COAL_PC_USER) return b->dscale(S->ctx, S->n, m, S->dinv, R, m, Z, m, nrm2);
   if (nrm2) COAL_CALL(b->dscale(S->ctx, S->n, m, NULL, R, m, NULL, m, nrm2));
   coal_bvec Rv, Zv;
@@ -217,7 +218,7 @@ static coal_status residual_norms(coal_solver S, coal_bvec B, coal_bvec X, doubl
                                   double *nrm) {
   coal_ctx ctx = S->ctx;
   int64_t k = S->k;
-  const coal_blas_ops *b = coal_blas(ctx);
+  const coal_blas_ops *b = &coal_backend(ctx)->blas;
   if (with_ax)
     COAL_CALL(b->resid_dd(S->A, k, (const double *)B->data, B->layout, B->ld,
                           (const double *)X->data, X->layout, X->ld, R));
@@ -265,7 +266,7 @@ static double column_tol(const coal_solver S, const coal_solve_info *in) {
 static coal_status replace_columns(coal_solver S, coal_bvec B, coal_bvec X, const int32_t *cols,
                                    int64_t m, int replacement, double *nrm) {
   coal_ctx ctx = S->ctx;
-  const coal_blas_ops *b = coal_blas(ctx);
+  const coal_blas_ops *b = &coal_backend(ctx)->blas;
   int64_t k = S->k, n = S->n;
   int used = 0;
   for (int64_t a = 0; a < m; a++)
@@ -412,8 +413,8 @@ coal_status coal_solver_solve(coal_solver S, coal_bvec B, coal_bvec X) {
     S->info[j].rhsnorm = nrm[j];
     if (nrm[j] == 0.0) {
       int32_t c = (int32_t)j;
-      st = coal_blas(S->ctx)->copy_cols(S->ctx, S->n, 1, R, COAL_ROW_MAJOR, k, &c,
-                                        (double *)X->data, X->layout, X->ld, &c);
+      st = coal_backend(S->ctx)->blas.copy_cols(S->ctx, S->n, 1, R, COAL_ROW_MAJOR, k, &c,
+                                                (double *)X->data, X->layout, X->ld, &c);
     }
   }
   /* the method allocates its own workspace: give R back first (it is as large as a block) */

@@ -1,10 +1,9 @@
 /* Solver object internals shared by solvers/solver.c (interface), cg.c and blockcg.c. The
- * solvers call only the backend-neutral operations: coal_spmv_raw / coal_spmm, the block
- * operations of kernels/blas.h and the backend's memory ops. */
+ * solvers call only the backend-neutral operations: coal_spmv_raw / coal_spmm, and through the
+ * context's table (src/backend.h) the block operations (blas) and the memory ops (mem). */
 #ifndef COAL_SOLVER_IMPL_H
 #define COAL_SOLVER_IMPL_H
 
-#include "../kernels/blas.h"
 #include "../src/backend.h"
 
 /* Block-CG drops a new search direction whose squared sine to the span of the directions

@@ -23,8 +23,8 @@ coal_status coal_bvec_create(coal_ctx ctx, int64_t n, int64_t k, coal_dtype dtyp
   coal_bvec X;
   COAL_CALL(coal_calloc(ctx, sizeof *X, (void **)&X));
   X->ctx = ctx, X->n = n, X->k = k, X->ld = ld, X->dtype = dtype, X->layout = layout;
-  X->loc = ctx->backend == COAL_BACKEND_CUDA ? COAL_MEM_DEVICE : COAL_MEM_HOST;
-  coal_status st = coal_ops(ctx)->alloc(ctx, bytes, &X->data);
+  X->loc = coal_backend(ctx)->mem.space;
+  coal_status st = coal_backend(ctx)->mem.alloc(ctx, bytes, &X->data);
   if (st) {
     coal_free(X);
     return st;
@@ -44,7 +44,7 @@ coal_status coal_bvec_view(coal_ctx ctx, int64_t n, int64_t k, coal_dtype dtype,
   coal_bvec X;
   COAL_CALL(coal_calloc(ctx, sizeof *X, (void **)&X));
   X->ctx = ctx, X->n = n, X->k = k, X->ld = ld, X->dtype = dtype, X->layout = layout;
-  X->loc = ctx->backend == COAL_BACKEND_CUDA ? COAL_MEM_DEVICE : COAL_MEM_HOST;
+  X->loc = coal_backend(ctx)->mem.space;
   X->data = data, X->view = 1;
   *out = X;
   return COAL_SUCCESS;
@@ -52,7 +52,7 @@ coal_status coal_bvec_view(coal_ctx ctx, int64_t n, int64_t k, coal_dtype dtype,
 
 coal_status coal_bvec_destroy(coal_bvec *X) {
   if (!X || !*X) return COAL_SUCCESS;
-  if (!(*X)->view) coal_ops((*X)->ctx)->release((*X)->ctx, (*X)->data);
+  if (!(*X)->view) coal_backend((*X)->ctx)->mem.release((*X)->ctx, (*X)->data);
   coal_free(*X);
   *X = NULL;
   return COAL_SUCCESS;
@@ -105,7 +105,7 @@ coal_status coal_bvec_set_host(coal_bvec X, const void *src, coal_layout layout,
   void *stage;
   COAL_CALL(coal_calloc(X->ctx, bytes, &stage));
   repack(X, stage, X->layout, X->ld, src, layout, ld);
-  coal_status st = coal_ops(X->ctx)->upload(X->ctx, X->data, stage, bytes);
+  coal_status st = coal_backend(X->ctx)->mem.upload(X->ctx, X->data, stage, bytes);
   coal_free(stage);
   return st;
 }
@@ -121,7 +121,7 @@ coal_status coal_bvec_get_host(coal_bvec X, void *dst, coal_layout layout, int64
   }
   void *stage;
   COAL_CALL(coal_malloc(X->ctx, bytes, &stage));
-  coal_status st = coal_ops(X->ctx)->download(X->ctx, stage, X->data, bytes);
+  coal_status st = coal_backend(X->ctx)->mem.download(X->ctx, stage, X->data, bytes);
   if (!st) repack(X, dst, layout, ld, stage, X->layout, X->ld);
   coal_free(stage);
   return st;

@@ -1,4 +1,5 @@
-/* Context: backend choice, device handles (through the CUDA backend), last error. */
+/* Context: backend choice (its table, looked up once), device handles (through the backend's
+ * ctx_init), last error. */
 #include "backend.h"
 
 #include <stdio.h>
@@ -26,7 +27,13 @@ coal_status coal_backend_parse(const char *name, coal_backend *b) {
   return COAL_SUCCESS;
 }
 
-int coal_cuda_available(void) { return coal_cuda_compiled() && coal_cuda_device_count() > 0; }
+/* Whether a backend was compiled is answered by its table (coal_backend_table, NULL when not). */
+int coal_cuda_compiled(void) { return coal_backend_table(COAL_BACKEND_CUDA) != NULL; }
+
+int coal_cuda_available(void) {
+  const coal_backend_ops *cu = coal_backend_table(COAL_BACKEND_CUDA);
+  return cu && cu->device_count && cu->device_count() > 0;
+}
 
 coal_status coal_ctx_create(coal_backend b, coal_ctx *out) {
   if (!out) return COAL_ERR_ARG;
@@ -39,12 +46,16 @@ coal_status coal_ctx_create(coal_backend b, coal_ctx *out) {
     if (b == COAL_BACKEND_AUTO) b = coal_cuda_available() ? COAL_BACKEND_CUDA : COAL_BACKEND_HOST;
   }
   if (b != COAL_BACKEND_HOST && b != COAL_BACKEND_CUDA) return COAL_ERR_ARG;
+  /* the one lookup of the table: every later operation loads ctx->ops */
+  const coal_backend_ops *ops = coal_backend_table(b);
+  if (!ops) return COAL_ERR_NOT_COMPILED;
   coal_ctx ctx = calloc(1, sizeof *ctx);
   if (!ctx) return COAL_ERR_MEMORY;
   ctx->backend = b;
+  ctx->ops = ops;
   snprintf(ctx->device_name, sizeof ctx->device_name, "host CPU");
-  if (b == COAL_BACKEND_CUDA) {
-    coal_status st = coal_cuda_ctx_init(ctx);
+  if (ops->ctx_init) {
+    coal_status st = ops->ctx_init(ctx);
     if (st != COAL_SUCCESS) {
       free(ctx);
       return st;
@@ -56,7 +67,7 @@ coal_status coal_ctx_create(coal_backend b, coal_ctx *out) {
 
 coal_status coal_ctx_destroy(coal_ctx *ctx) {
   if (!ctx || !*ctx) return COAL_SUCCESS;
-  if ((*ctx)->backend == COAL_BACKEND_CUDA) coal_cuda_ctx_free(*ctx);
+  if ((*ctx)->ops->ctx_free) (*ctx)->ops->ctx_free(*ctx);
   free(*ctx);
   *ctx = NULL;
   return COAL_SUCCESS;
@@ -68,5 +79,5 @@ const char *coal_ctx_device_name(coal_ctx ctx) { return ctx ? ctx->device_name :
 
 coal_status coal_ctx_sync(coal_ctx ctx) {
   if (!ctx) return COAL_ERR_ARG;
-  return coal_ops(ctx)->sync(ctx);
+  return coal_backend(ctx)->mem.sync(ctx);
 }

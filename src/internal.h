@@ -53,10 +53,12 @@ static inline size_t coal_dtype_size(coal_dtype t) { return t == COAL_F32 ? 4 : 
 /* ---- context ------------------------------------------------------------------------- */
 #define COAL_ERRMSG_LEN 1024
 
-struct coal_cuda_ctx; /* defined by the CUDA backend */
+struct coal_cuda_ctx;    /* defined by the CUDA backend */
+struct coal_backend_ops; /* the backend table (backend.h) */
 
 struct coal_ctx_s {
-  coal_backend backend; /* resolved: HOST or CUDA */
+  coal_backend backend;               /* resolved: HOST or CUDA */
+  const struct coal_backend_ops *ops; /* its table, set once at creation (coal_backend(ctx)) */
   char errmsg[COAL_ERRMSG_LEN];
   char device_name[256];
   struct coal_cuda_ctx *cuda; /* stream, library handles, device properties */

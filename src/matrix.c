@@ -42,14 +42,21 @@ coal_status coal_mat_wrap_csr(coal_ctx ctx, int32_t nrows, int32_t ncols, int32_
 }
 
 /* Releases a device copy that no matrix owns yet (through a temporary matrix: the backend's
- * mat_release frees the arrays and the struct). */
+ * mat.release frees the arrays and the struct). The CUDA table even on a wrong context: dev is
+ * CUDA's. Without CUDA in the build no device arrays can exist, and a struct handed over is
+ * host memory (coal_calloc). */
 static void release_orphan_device(coal_ctx ctx, struct coal_mat_cuda *dev) {
   if (!dev) return;
+  const coal_backend_ops *cuda = coal_backend_table(COAL_BACKEND_CUDA);
+  if (!cuda) {
+    coal_free(dev);
+    return;
+  }
   struct coal_mat_s tmp;
   memset(&tmp, 0, sizeof tmp);
   tmp.ctx = ctx;
   tmp.dev = dev;
-  coal_cuda_ops.mat_release(&tmp); /* the CUDA table even on a wrong context: dev is CUDA's */
+  cuda->mat.release(&tmp);
 }
 
 coal_status coal_mat_wrap_device(coal_ctx ctx, int32_t nrows, int32_t ncols, int64_t nnz,
@@ -62,7 +69,7 @@ coal_status coal_mat_wrap_device(coal_ctx ctx, int32_t nrows, int32_t ncols, int
   coal_status st = COAL_SUCCESS;
   if (!dev)
     st = COAL_ERROR(ctx, COAL_ERR_ARG, "NULL device CSR");
-  else if (ctx->backend != COAL_BACKEND_CUDA)
+  else if (coal_backend(ctx)->mem.space != COAL_MEM_DEVICE)
     st = COAL_ERROR(ctx, COAL_ERR_ARG, "a device-resident matrix needs a CUDA context");
   else if (dtype != COAL_F64 && dtype != COAL_F32)
     st = COAL_ERROR(ctx, COAL_ERR_ARG, "bad dtype %d", (int)dtype);
@@ -232,7 +239,7 @@ static void drop_formats(coal_mat A, int device) {
   A->fl = A->flt = NULL;
   coal_swift_free(A->sw);
   A->sw = NULL;
-  if (device && A->dev) coal_ops(A->ctx)->mat_drop_formats(A);
+  if (device && A->dev) coal_backend(A->ctx)->mat.drop_formats(A);
 }
 
 void coal_mat_invalidate(coal_mat A) {
@@ -244,7 +251,7 @@ void coal_mat_invalidate(coal_mat A) {
     return;
   }
   drop_formats(A, 0);
-  if (A->dev) coal_ops(A->ctx)->mat_release(A); /* its derived formats go with it */
+  if (A->dev) coal_backend(A->ctx)->mat.release(A); /* its derived formats go with it */
   A->valid = COAL_MEM_HOST;
   A->state++;
 }
@@ -263,7 +270,7 @@ coal_status coal_mat_destroy(coal_mat *A) {
   coal_fastload_free(M->fl);
   coal_fastload_free(M->flt);
   coal_swift_free(M->sw);
-  if (M->dev) coal_ops(M->ctx)->mat_release(M);
+  if (M->dev) coal_backend(M->ctx)->mat.release(M);
   coal_free(M->rowptr), coal_free(M->colind), coal_free(M->values); /* NULL if device-only */
   coal_free(M);
   *A = NULL;
@@ -299,14 +306,14 @@ fail:
 coal_status coal_mat_host(coal_mat A) {
   if (!A) return COAL_ERR_ARG;
   if (A->rowptr && (A->valid & COAL_MEM_HOST)) return COAL_SUCCESS;
-  const coal_backend_ops *ops = coal_ops(A->ctx);
+  const coal_backend_ops *ops = coal_backend(A->ctx);
   if (A->rowptr) { /* the device values are newer */
-    COAL_CALL(ops->mat_download(A, NULL, NULL, A->values));
+    COAL_CALL(ops->mat.download(A, NULL, NULL, A->values));
   } else {
     int32_t *rp, *ci;
     void *v;
     COAL_CALL(mat_copy_layout(A, A->dtype, &rp, &ci, &v));
-    coal_status st = ops->mat_download(A, rp, ci, v);
+    coal_status st = ops->mat.download(A, rp, ci, v);
     if (st != COAL_SUCCESS) {
       coal_free(rp), coal_free(ci), coal_free(v);
       return st;
@@ -454,7 +461,7 @@ coal_status coal_mat_set_fastload_height(coal_mat A, int height) {
     coal_fastload_free(A->fl);
     coal_fastload_free(A->flt);
     A->fl = A->flt = NULL;
-    if (A->dev) coal_ops(A->ctx)->mat_drop_formats(A);
+    if (A->dev) coal_backend(A->ctx)->mat.drop_formats(A);
   }
   return COAL_SUCCESS;
 }
@@ -506,7 +513,7 @@ static coal_status get_rowptr(coal_mat A, int32_t **rp) {
   *rp = A->rowptr;
   if (*rp) return COAL_SUCCESS;
   COAL_CALL(coal_malloc(A->ctx, sizeof(int32_t) * ((size_t)A->nrows + 1), (void **)rp));
-  coal_status st = coal_ops(A->ctx)->mat_download(A, *rp, NULL, NULL);
+  coal_status st = coal_backend(A->ctx)->mat.download(A, *rp, NULL, NULL);
   if (st != COAL_SUCCESS) {
     coal_free(*rp);
     *rp = NULL;
@@ -623,7 +630,7 @@ coal_status coal_mat_line_stride_compute(coal_mat A, int32_t *stride) {
       st = coal_malloc(A->ctx, sizeof(int32_t) * ((size_t)A->nrows + 1), (void **)&rp);
       if (st == COAL_SUCCESS)
         st = coal_malloc(A->ctx, sizeof(int32_t) * ((size_t)A->nnz + 1), (void **)&ci);
-      if (st == COAL_SUCCESS) st = coal_ops(A->ctx)->mat_download(A, rp, ci, NULL);
+      if (st == COAL_SUCCESS) st = coal_backend(A->ctx)->mat.download(A, rp, ci, NULL);
     }
     if (st == COAL_SUCCESS)
       st = coal_malloc(A->ctx, sizeof(int32_t) * kLineSamples, (void **)&cand);

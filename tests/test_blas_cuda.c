@@ -32,8 +32,8 @@ static const double TOL = 1e-12;
 static uint64_t seed_counter = 9001;
 static int quick = 0;
 static coal_ctx H, D; /* host and CUDA contexts */
-#define HB (&coal_blas_host)
-#define DB (coal_blas(D))
+#define HB (&coal_backend_host.blas)
+#define DB (&coal_backend(D)->blas)
 
 static const int64_t widths[] = {0, 1, 3, 8, 32, 33, 64, 128};
 #define NW ((int)(sizeof widths / sizeof widths[0]))
@@ -47,17 +47,17 @@ static double *hmalloc(size_t count) {
 }
 static void *dalloc(size_t bytes) {
   void *p = NULL;
-  CHECK_OK(D, coal_ops(D)->alloc(D, bytes ? bytes : 8, &p));
+  CHECK_OK(D, coal_backend(D)->mem.alloc(D, bytes ? bytes : 8, &p));
   return p;
 }
 static void dfree(void *p) {
-  if (p) coal_ops(D)->release(D, p);
+  if (p) coal_backend(D)->mem.release(D, p);
 }
 static void up(void *d, const void *h, size_t bytes) {
-  if (d) CHECK_OK(D, coal_ops(D)->upload(D, d, h, bytes));
+  if (d) CHECK_OK(D, coal_backend(D)->mem.upload(D, d, h, bytes));
 }
 static void down(void *h, const void *d, size_t bytes) {
-  if (d) CHECK_OK(D, coal_ops(D)->download(D, h, d, bytes));
+  if (d) CHECK_OK(D, coal_backend(D)->mem.download(D, h, d, bytes));
 }
 /* device copy of a host array of count doubles */
 static double *dcopy(const double *h, size_t count) {

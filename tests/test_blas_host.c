@@ -27,7 +27,7 @@ static const double SENT = 12345.0;
 static const double TOL = 1e-13;
 static uint64_t seed_counter = 4242;
 static coal_ctx H;
-#define HB (coal_blas(H))
+#define HB (&coal_backend(H)->blas)
 
 static const int64_t widths[] = {0, 1, 3, 8, 32, 33, 64, 128};
 #define NW ((int)(sizeof widths / sizeof widths[0]))
@@ -607,10 +607,10 @@ static void t_resid_dd(coal_layout lb, coal_layout lx) {
   CHECK_OK(H, coal_mat_create_coo(H, 2, 2, 4, ri, ci, v, COAL_F64, &A));
   const int64_t ldb = lb == RM ? 1 : 2, ldx = lx == RM ? 1 : 2;
   double b[2] = {0x1p53, 1.0}, x0[2] = {0x1p53, 1.0}, x1[2] = {3.0, 0.0}, R[2] = {NAN, NAN};
-  CHECK_OK(H, coal_blas(H)->resid_dd(A, 1, b, lb, ldb, x0, lx, ldx, R));
+  CHECK_OK(H, coal_backend(H)->blas.resid_dd(A, 1, b, lb, ldb, x0, lx, ldx, R));
   CHECK(R[0] == -1.0, "resid_dd row 0: %.17g, want -1", R[0]);
   R[1] = NAN;
-  CHECK_OK(H, coal_blas(H)->resid_dd(A, 1, b, lb, ldb, x1, lx, ldx, R));
+  CHECK_OK(H, coal_backend(H)->blas.resid_dd(A, 1, b, lb, ldb, x1, lx, ldx, R));
   const long double exact = 1.0L - 3.0L * (long double)third;
   CHECK(R[1] == (double)exact && exact == 0x1p-54L, "resid_dd row 1: %.17g, want %.17Lg", R[1],
         exact);
@@ -620,7 +620,7 @@ static void t_resid_dd(coal_layout lb, coal_layout lx) {
 int main(void) {
   CHECK_OK(NULL, coal_ctx_create(COAL_BACKEND_HOST, &H));
   if (!H) return check_finish();
-  CHECK(coal_blas(H) == &coal_blas_host, "coal_blas(host context) is not the host table");
+  CHECK(coal_backend(H) == &coal_backend_host, "coal_backend(host context) is not the host table");
 
   for (int l = 0; l < 4; l++) t_resid_dd(l & 1 ? RM : CM, l & 2 ? RM : CM);
 

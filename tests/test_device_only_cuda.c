@@ -95,18 +95,18 @@ static void check_same_csr(coal_ctx ctx, coal_mat A, coal_mat B, const char *wha
 /* Device-only twin of A (a matrix of the CUDA context D): its device CSR copied into fresh
  * device arrays, handed to coal_mat_wrap_device. */
 static coal_mat make_twin(coal_ctx D, coal_mat A) {
-  const coal_backend_ops *ops = coal_ops(D);
-  CHECK_OK(D, ops->mat_prepare(A));
+  const coal_backend_ops *ops = coal_backend(D);
+  CHECK_OK(D, ops->mat.prepare(A));
   if (!A->dev) return NULL;
   struct coal_mat_cuda *dev = NULL;
   CHECK_OK(D, coal_calloc(D, sizeof *dev, (void **)&dev));
   if (!dev) return NULL;
   const size_t rb = sizeof(int32_t) * ((size_t)A->nrows + 1), cb = sizeof(int32_t) * (size_t)A->nnz,
                vb = coal_dtype_size(A->dtype) * (size_t)A->nnz;
-  CHECK_OK(D, ops->alloc(D, rb, (void **)&dev->rowptr));
-  CHECK_OK(D, ops->alloc(D, cb, (void **)&dev->colind));
-  CHECK_OK(D, ops->alloc(D, vb, &dev->values));
-  CHECK_OK(D, ops->sync(D)); /* the allocations' memsets ran on the library's stream */
+  CHECK_OK(D, ops->mem.alloc(D, rb, (void **)&dev->rowptr));
+  CHECK_OK(D, ops->mem.alloc(D, cb, (void **)&dev->colind));
+  CHECK_OK(D, ops->mem.alloc(D, vb, &dev->values));
+  CHECK_OK(D, ops->mem.sync(D)); /* the allocations' memsets ran on the library's stream */
   if (dev->rowptr && dev->colind && dev->values) {
     cu_ok(cudaMemcpy(dev->rowptr, A->dev->rowptr, rb, cudaMemcpyDeviceToDevice), "copy rowptr");
     if (cb) cu_ok(cudaMemcpy(dev->colind, A->dev->colind, cb, cudaMemcpyDeviceToDevice), "colind");

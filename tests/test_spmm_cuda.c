@@ -90,7 +90,7 @@ static coal_bvec make_block(coal_ctx ctx, int64_t n, int64_t k, coal_dtype dt, c
   for (int64_t j = 0; j < k; j++)
     for (int64_t i = 0; i < n; i++)
       set_val(s, dt, l == CM ? i + j * B->ld : i * B->ld + j, get_val(v, dt, i + j * n));
-  CHECK_OK(ctx, coal_ops(ctx)->upload(ctx, B->data, s, es * len));
+  CHECK_OK(ctx, coal_backend(ctx)->mem.upload(ctx, B->data, s, es * len));
   free(s);
   return B;
 }
@@ -100,7 +100,7 @@ static int padding_kept(coal_bvec B) {
   coal_ctx ctx = B->ctx;
   size_t es = coal_dtype_size(B->dtype), len = (size_t)storage_len(B);
   void *s = malloc(es * (len + 1));
-  int ok = coal_ops(ctx)->download(ctx, s, B->data, es * len) == COAL_SUCCESS;
+  int ok = coal_backend(ctx)->mem.download(ctx, s, B->data, es * len) == COAL_SUCCESS;
   for (size_t q = 0; ok && q < len; q++)
     if (!is_entry(B, (int64_t)q) && get_val(s, B->dtype, (int64_t)q) != SENTINEL) ok = 0;
   free(s);

@@ -1,31 +1,18 @@
-/* Benchmark support in a CUDA build (kernels/bench.h): event timing on the context's stream
- * (host clock for host contexts), device copy bandwidth, and the cuSPARSE SpMV reference on
- * the matrix's own device CSR. */
+/* Benchmark support of the CUDA backend (the bench sub-table; front ends in kernels/bench.c):
+ * event timing on the context's stream, device copy bandwidth, the cuSPARSE SpMV and SpMM
+ * references on the matrix's own device CSR, the FastLoad build time. */
 #include "../bench.h"
 #include "cuda_internal.h"
 
 #include <stdlib.h>
-#include <time.h>
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
 }
 
-static double now_us(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec * 1e-3;
-}
-
-/* One timed repetition in microseconds. */
-static coal_status time_once(coal_ctx ctx, coal_bench_fn fn, void *arg, double *us) {
-  if (ctx->backend != COAL_BACKEND_CUDA) {
-    double t0 = now_us();
-    COAL_CALL(fn(arg));
-    *us = now_us() - t0;
-    return COAL_SUCCESS;
-  }
+/* One timed call in microseconds: CUDA events around it on the context's stream. */
+coal_status coal_bench_time_cuda(coal_ctx ctx, coal_bench_fn fn, void *arg, double *us) {
   struct coal_cuda_ctx *c = ctx->cuda;
   COAL_CUDA_CALL(ctx, cudaEventRecord(c->ev_start, c->stream));
   COAL_CALL(fn(arg));
@@ -34,29 +21,6 @@ static coal_status time_once(coal_ctx ctx, coal_bench_fn fn, void *arg, double *
   float ms = 0;
   COAL_CUDA_CALL(ctx, cudaEventElapsedTime(&ms, c->ev_start, c->ev_stop));
   *us = (double)ms * 1e3;
-  return COAL_SUCCESS;
-}
-
-coal_status coal_bench_time(coal_ctx ctx, coal_bench_fn fn, void *arg, int warmup, int reps,
-                            double *median_us, double *min_us) {
-  if (!ctx) return COAL_ERR_ARG;
-  COAL_CHECK(ctx, fn && reps > 0 && warmup >= 0, COAL_ERR_ARG, "bad timing request");
-  for (int i = 0; i < warmup; i++) COAL_CALL(fn(arg));
-  if (ctx->backend == COAL_BACKEND_CUDA)
-    COAL_CUDA_CALL(ctx, cudaStreamSynchronize(ctx->cuda->stream));
-  double *t = NULL;
-  COAL_CALL(coal_malloc(ctx, sizeof(double) * (size_t)reps, (void **)&t));
-  for (int i = 0; i < reps; i++) {
-    coal_status st = time_once(ctx, fn, arg, &t[i]);
-    if (st != COAL_SUCCESS) {
-      coal_free(t);
-      return st;
-    }
-  }
-  qsort(t, (size_t)reps, sizeof(double), cmp_double);
-  if (median_us) *median_us = t[reps / 2];
-  if (min_us) *min_us = t[0];
-  coal_free(t);
   return COAL_SUCCESS;
 }
 
@@ -80,11 +44,7 @@ static coal_status copy_timings(coal_ctx ctx, void *dst, void *src, size_t bytes
   return COAL_SUCCESS;
 }
 
-coal_status coal_bench_copy_bandwidth(coal_ctx ctx, size_t bytes, double *gbps) {
-  if (!ctx) return COAL_ERR_ARG;
-  COAL_CHECK(ctx, gbps && bytes > 0, COAL_ERR_ARG, "bad bandwidth request");
-  COAL_CHECK(ctx, ctx->backend == COAL_BACKEND_CUDA, COAL_ERR_ARG,
-             "copy bandwidth needs a CUDA context");
+coal_status coal_bench_copy_bandwidth_cuda(coal_ctx ctx, size_t bytes, double *gbps) {
   enum { REPS = 20 };
   double ms[REPS];
   void *a = NULL, *b = NULL;
@@ -115,7 +75,7 @@ struct coal_cusparse_spmv {
 
 static coal_status cusparse_setup(coal_mat A, coal_cusparse_spmv *h, const void *x, void *y) {
   coal_ctx ctx = A->ctx;
-  COAL_CALL(coal_cuda_ops.mat_prepare(A));
+  COAL_CALL(coal_mat_prepare_cuda(A));
   struct coal_mat_cuda *d = NULL;
   COAL_CALL(coal_cuda_mat(A, &d));
   cusparseHandle_t sp = ctx->cuda->sparse;
@@ -137,13 +97,11 @@ static coal_status cusparse_setup(coal_mat A, coal_cusparse_spmv *h, const void 
   return COAL_SUCCESS;
 }
 
-coal_status coal_cusparse_spmv_create(coal_mat A, int alg, const void *x, void *y,
-                                      coal_cusparse_spmv **out) {
+coal_status coal_cusparse_spmv_create_cuda(coal_mat A, int alg, const void *x, void *y,
+                                           coal_cusparse_spmv **out) {
   if (!A || !out) return COAL_ERR_ARG;
   coal_ctx ctx = A->ctx;
   *out = NULL;
-  COAL_CHECK(ctx, ctx->backend == COAL_BACKEND_CUDA, COAL_ERR_ARG,
-             "cuSPARSE reference needs a matrix on a CUDA context");
   COAL_CHECK(ctx, alg == 1 || alg == 2, COAL_ERR_ARG, "cuSPARSE CSR algorithm %d (1 or 2)", alg);
   COAL_CHECK(ctx, (x || A->ncols == 0) && (y || A->nrows == 0), COAL_ERR_ARG, "NULL vector");
   coal_cusparse_spmv *h = NULL;
@@ -153,14 +111,14 @@ coal_status coal_cusparse_spmv_create(coal_mat A, int alg, const void *x, void *
   h->alg = alg == 1 ? CUSPARSE_SPMV_CSR_ALG1 : CUSPARSE_SPMV_CSR_ALG2;
   coal_status st = cusparse_setup(A, h, x, y);
   if (st != COAL_SUCCESS) {
-    coal_cusparse_spmv_destroy(h);
+    coal_cusparse_spmv_destroy_cuda(h);
     return st;
   }
   *out = h;
   return COAL_SUCCESS;
 }
 
-coal_status coal_cusparse_spmv_run(coal_cusparse_spmv *h, double alpha, double beta) {
+coal_status coal_cusparse_spmv_run_cuda(coal_cusparse_spmv *h, double alpha, double beta) {
   if (!h) return COAL_ERR_ARG;
   coal_ctx ctx = h->ctx;
   float af = (float)alpha, bf = (float)beta;
@@ -171,7 +129,7 @@ coal_status coal_cusparse_spmv_run(coal_cusparse_spmv *h, double alpha, double b
   return COAL_SUCCESS;
 }
 
-void coal_cusparse_spmv_destroy(coal_cusparse_spmv *h) {
+void coal_cusparse_spmv_destroy_cuda(coal_cusparse_spmv *h) {
   if (!h) return;
   if (h->mat) (void)cusparseDestroySpMat(h->mat);
   if (h->x) (void)cusparseDestroyDnVec(h->x);
@@ -181,12 +139,9 @@ void coal_cusparse_spmv_destroy(coal_cusparse_spmv *h) {
 }
 
 /* ---- FastLoad build on the GPU ------------------------------------------------------------- */
-coal_status coal_cuda_fastload_build_time(coal_mat A, int transposed, double *ms) {
+coal_status coal_fastload_build_time_cuda(coal_mat A, int transposed, double *ms) {
   if (!A || !ms) return COAL_ERR_ARG;
-  coal_ctx ctx = A->ctx;
-  COAL_CHECK(ctx, ctx->backend == COAL_BACKEND_CUDA, COAL_ERR_ARG,
-             "the GPU FastLoad build needs a matrix on a CUDA context");
-  COAL_CALL(coal_cuda_ops.mat_prepare(A));
+  COAL_CALL(coal_mat_prepare_cuda(A));
   struct coal_mat_cuda *d = NULL;
   COAL_CALL(coal_cuda_mat(A, &d));
   struct coal_fastload_dev *fd = transposed ? &d->flt : &d->fl;
@@ -230,7 +185,7 @@ static coal_status cusparse_spmm_setup(coal_mat A, coal_cusparse_spmm *h, int64_
                                        coal_layout layout, const void *X, int64_t ldx, void *Y,
                                        int64_t ldy) {
   coal_ctx ctx = A->ctx;
-  COAL_CALL(coal_cuda_ops.mat_prepare(A));
+  COAL_CALL(coal_mat_prepare_cuda(A));
   struct coal_mat_cuda *d = NULL;
   COAL_CALL(coal_cuda_mat(A, &d));
   cusparseHandle_t sp = ctx->cuda->sparse;
@@ -257,14 +212,12 @@ static coal_status cusparse_spmm_setup(coal_mat A, coal_cusparse_spmm *h, int64_
   return COAL_SUCCESS;
 }
 
-coal_status coal_cusparse_spmm_create(coal_mat A, int alg, int64_t k, coal_layout layout,
-                                      const void *X, int64_t ldx, void *Y, int64_t ldy,
-                                      coal_cusparse_spmm **out) {
+coal_status coal_cusparse_spmm_create_cuda(coal_mat A, int alg, int64_t k, coal_layout layout,
+                                           const void *X, int64_t ldx, void *Y, int64_t ldy,
+                                           coal_cusparse_spmm **out) {
   if (!A || !out) return COAL_ERR_ARG;
   coal_ctx ctx = A->ctx;
   *out = NULL;
-  COAL_CHECK(ctx, ctx->backend == COAL_BACKEND_CUDA, COAL_ERR_ARG,
-             "cuSPARSE reference needs a matrix on a CUDA context");
   COAL_CHECK(ctx, alg >= 1 && alg <= 3, COAL_ERR_ARG, "cuSPARSE SpMM CSR algorithm %d (1..3)", alg);
   COAL_CHECK(ctx, k >= 1 && (X || A->ncols == 0) && (Y || A->nrows == 0), COAL_ERR_ARG,
              "bad SpMM block (k = %lld)", (long long)k);
@@ -278,14 +231,14 @@ coal_status coal_cusparse_spmm_create(coal_mat A, int alg, int64_t k, coal_layou
                       : CUSPARSE_SPMM_CSR_ALG3;
   coal_status st = cusparse_spmm_setup(A, h, k, layout, X, ldx, Y, ldy);
   if (st != COAL_SUCCESS) {
-    coal_cusparse_spmm_destroy(h);
+    coal_cusparse_spmm_destroy_cuda(h);
     return st;
   }
   *out = h;
   return COAL_SUCCESS;
 }
 
-coal_status coal_cusparse_spmm_run(coal_cusparse_spmm *h, double alpha, double beta) {
+coal_status coal_cusparse_spmm_run_cuda(coal_cusparse_spmm *h, double alpha, double beta) {
   if (!h) return COAL_ERR_ARG;
   coal_ctx ctx = h->ctx;
   float af = (float)alpha, bf = (float)beta;
@@ -297,7 +250,7 @@ coal_status coal_cusparse_spmm_run(coal_cusparse_spmm *h, double alpha, double b
   return COAL_SUCCESS;
 }
 
-void coal_cusparse_spmm_destroy(coal_cusparse_spmm *h) {
+void coal_cusparse_spmm_destroy_cuda(coal_cusparse_spmm *h) {
   if (!h) return;
   if (h->mat) (void)cusparseDestroySpMat(h->mat);
   if (h->x) (void)cusparseDestroyDnMat(h->x);

@@ -363,9 +363,57 @@ unsigned rows_grid(coal_ctx ctx, int64_t n, int rows_per_cta, int64_t gy, int64_
   return (unsigned)(g < 1 ? 1 : g > lim ? lim : g);
 }
 
+template <bool VEC, bool DINV>
+void launch_xr(int g, cudaStream_t s, int64_t n, double *sc, int par, double *x, double *r,
+               const double *p, const double *q, const double *dinv, double *part) {
+  update_xr_kernel<VEC, DINV><<<g, kThreads, 0, s>>>(n, sc, par, x, r, p, q, dinv, part);
+}
+
+template <bool VEC, bool DINV>
+void launch_p(int g, cudaStream_t s, int64_t n, const double *sc, int par, double *p,
+              const double *r, const double *dinv) {
+  update_p_kernel<VEC, DINV><<<g, kThreads, 0, s>>>(n, sc, par, p, r, dinv);
+}
+
+/* dinv[i] = 1 / a_ii, or a_ii itself where it is not positive and finite; *bad = the smallest
+ * such row (atomicMin; starts at n, which means none). A thread per row. */
+__global__ void jacobi_kernel(int32_t n, const int32_t *__restrict__ rowptr,
+                              const int32_t *__restrict__ col, const double *__restrict__ val,
+                              double *__restrict__ dinv, int32_t *__restrict__ bad) {
+  const int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i >= n) return;
+  double di = 0.0;
+  for (int32_t p = rowptr[i]; p < rowptr[i + 1]; p++)
+    if (col[p] == i) di = val[p];
+  const bool ok = di > 0.0 && isfinite(di);
+  dinv[i] = ok ? 1.0 / di : di;
+  if (!ok) atomicMin(bad, i);
+}
+
+/* R = B - A X in double-double (kernels/dd.h), the host twin's operations in the same order.
+ * A thread per entry (i, j), j fastest: the threads of a row share its entries of A through the
+ * cache and read neighbouring entries of row-major X and B. */
+__global__ void resid_dd_kernel(int32_t n, int64_t k, const int32_t *__restrict__ rowptr,
+                                const int32_t *__restrict__ col, const double *__restrict__ val,
+                                const double *__restrict__ B, int bcol, int64_t ldb,
+                                const double *__restrict__ X, int xcol, int64_t ldx,
+                                double *__restrict__ R) {
+  const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= (int64_t)n * k) return;
+  const int64_t i = t / k, j = t - i * k;
+  double hi = B[bcol ? j * ldb + i : i * ldb + j], lo = 0.0;
+  for (int32_t p = rowptr[i]; p < rowptr[i + 1]; p++) {
+    const int64_t c = col[p];
+    coal_dd_sub_prod(&hi, &lo, val[p], X[xcol ? j * ldx + c : c * ldx + j]);
+  }
+  R[t] = hi + lo;
+}
+
+} // namespace
+
 /* ---- operations ---------------------------------------------------------------------------- */
-coal_status cu_gram(coal_ctx ctx, int64_t n, int64_t p, int64_t q, const double *X, int64_t ldx,
-                    const double *Y, int64_t ldy, double *G, int64_t ldg) {
+coal_status coal_blas_gram_cuda(coal_ctx ctx, int64_t n, int64_t p, int64_t q, const double *X,
+                                int64_t ldx, const double *Y, int64_t ldy, double *G, int64_t ldg) {
   if (p == 0 || q == 0) return COAL_SUCCESS;
   if (n == 0) {
     for (int64_t a = 0; a < p; a++)
@@ -397,9 +445,9 @@ coal_status cu_gram(coal_ctx ctx, int64_t n, int64_t p, int64_t q, const double 
   return COAL_SUCCESS;
 }
 
-coal_status cu_gemm(coal_ctx ctx, int64_t n, int64_t p, int64_t q, double a, const double *X,
-                    int64_t ldx, const double *C, int64_t ldc, double beta, double *Y,
-                    int64_t ldy) {
+coal_status coal_blas_gemm_cuda(coal_ctx ctx, int64_t n, int64_t p, int64_t q, double a,
+                                const double *X, int64_t ldx, const double *C, int64_t ldc,
+                                double beta, double *Y, int64_t ldy) {
   if (n == 0 || q == 0) return COAL_SUCCESS;
   if (p == 0) { /* empty sum: Y = beta*Y */
     const int tx = block_tx(q), ty = kThreads / tx;
@@ -429,8 +477,9 @@ coal_status cu_gemm(coal_ctx ctx, int64_t n, int64_t p, int64_t q, double a, con
   return COAL_SUCCESS;
 }
 
-coal_status cu_dscale(coal_ctx ctx, int64_t n, int64_t k, const double *d, const double *X,
-                      int64_t ldx, double *Y, int64_t ldy, double *nrm2) {
+coal_status coal_blas_dscale_cuda(coal_ctx ctx, int64_t n, int64_t k, const double *d,
+                                  const double *X, int64_t ldx, double *Y, int64_t ldy,
+                                  double *nrm2) {
   if (k == 0) return COAL_SUCCESS;
   if (n == 0) {
     if (nrm2)
@@ -466,9 +515,10 @@ coal_status cu_dscale(coal_ctx ctx, int64_t n, int64_t k, const double *d, const
   return COAL_SUCCESS;
 }
 
-coal_status cu_eig_resid(coal_ctx ctx, int64_t n, int64_t q, const double *AX, const double *MX,
-                         int64_t ldx, const int32_t *cols, const double *lam, const double *d,
-                         double *W, int64_t ldw, double *nrm2) {
+coal_status coal_blas_eig_resid_cuda(coal_ctx ctx, int64_t n, int64_t q, const double *AX,
+                                     const double *MX, int64_t ldx, const int32_t *cols,
+                                     const double *lam, const double *d, double *W, int64_t ldw,
+                                     double *nrm2) {
   if (q == 0) return COAL_SUCCESS;
   if (n == 0) {
     for (int64_t a = 0; a < q; a++) nrm2[a] = 0.0;
@@ -505,9 +555,9 @@ coal_status cu_eig_resid(coal_ctx ctx, int64_t n, int64_t q, const double *AX, c
   return COAL_SUCCESS;
 }
 
-coal_status cu_copy_cols(coal_ctx ctx, int64_t n, int64_t q, const double *X, coal_layout lx,
-                         int64_t ldx, const int32_t *xcols, double *Y, coal_layout ly, int64_t ldy,
-                         const int32_t *ycols) {
+coal_status coal_blas_copy_cols_cuda(coal_ctx ctx, int64_t n, int64_t q, const double *X,
+                                     coal_layout lx, int64_t ldx, const int32_t *xcols, double *Y,
+                                     coal_layout ly, int64_t ldy, const int32_t *ycols) {
   if (n == 0 || q == 0) return COAL_SUCCESS;
   cudaStream_t s = coal_stream(ctx);
   const int32_t *xc = NULL, *yc = NULL;
@@ -548,8 +598,8 @@ coal_status cu_copy_cols(coal_ctx ctx, int64_t n, int64_t q, const double *X, co
   return COAL_SUCCESS;
 }
 
-coal_status cu_cg_dot(coal_ctx ctx, int64_t n, const double *x, const double *y, double *sc,
-                      int slot) {
+coal_status coal_blas_cg_dot_cuda(coal_ctx ctx, int64_t n, const double *x, const double *y,
+                                  double *sc, int slot) {
   cudaStream_t s = coal_stream(ctx);
   const bool vec = aligned16(x) && aligned16(y);
   const int g = n > 0 ? reduce_grid(ctx, vec ? (n + 1) / 2 : n) : 0;
@@ -567,14 +617,9 @@ coal_status cu_cg_dot(coal_ctx ctx, int64_t n, const double *x, const double *y,
   return COAL_SUCCESS;
 }
 
-template <bool VEC, bool DINV>
-void launch_xr(int g, cudaStream_t s, int64_t n, double *sc, int par, double *x, double *r,
-               const double *p, const double *q, const double *dinv, double *part) {
-  update_xr_kernel<VEC, DINV><<<g, kThreads, 0, s>>>(n, sc, par, x, r, p, q, dinv, part);
-}
-
-coal_status cu_cg_update_xr(coal_ctx ctx, int64_t n, double *sc, int par, double *x, double *r,
-                            const double *p, const double *q, const double *dinv) {
+coal_status coal_blas_cg_update_xr_cuda(coal_ctx ctx, int64_t n, double *sc, int par, double *x,
+                                        double *r, const double *p, const double *q,
+                                        const double *dinv) {
   cudaStream_t s = coal_stream(ctx);
   const bool vec =
       aligned16(x) && aligned16(r) && aligned16(p) && aligned16(q) && (!dinv || aligned16(dinv));
@@ -595,14 +640,8 @@ coal_status cu_cg_update_xr(coal_ctx ctx, int64_t n, double *sc, int par, double
   return COAL_SUCCESS;
 }
 
-template <bool VEC, bool DINV>
-void launch_p(int g, cudaStream_t s, int64_t n, const double *sc, int par, double *p,
-              const double *r, const double *dinv) {
-  update_p_kernel<VEC, DINV><<<g, kThreads, 0, s>>>(n, sc, par, p, r, dinv);
-}
-
-coal_status cu_cg_update_p(coal_ctx ctx, int64_t n, const double *sc, int par, double *p,
-                           const double *r, const double *dinv) {
+coal_status coal_blas_cg_update_p_cuda(coal_ctx ctx, int64_t n, const double *sc, int par,
+                                       double *p, const double *r, const double *dinv) {
   if (n == 0) return COAL_SUCCESS;
   const bool vec = aligned16(p) && aligned16(r) && (!dinv || aligned16(dinv));
   const int g = reduce_grid(ctx, vec ? (n + 1) / 2 : n);
@@ -615,28 +654,13 @@ coal_status cu_cg_update_p(coal_ctx ctx, int64_t n, const double *sc, int par, d
   return COAL_SUCCESS;
 }
 
-/* dinv[i] = 1 / a_ii, or a_ii itself where it is not positive and finite; *bad = the smallest
- * such row (atomicMin; starts at n, which means none). A thread per row. */
-__global__ void jacobi_kernel(int32_t n, const int32_t *__restrict__ rowptr,
-                              const int32_t *__restrict__ col, const double *__restrict__ val,
-                              double *__restrict__ dinv, int32_t *__restrict__ bad) {
-  const int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i >= n) return;
-  double di = 0.0;
-  for (int32_t p = rowptr[i]; p < rowptr[i + 1]; p++)
-    if (col[p] == i) di = val[p];
-  const bool ok = di > 0.0 && isfinite(di);
-  dinv[i] = ok ? 1.0 / di : di;
-  if (!ok) atomicMin(bad, i);
-}
-
-coal_status cu_jacobi(coal_mat A, double *dinv, int64_t *bad) {
+coal_status coal_blas_jacobi_cuda(coal_mat A, double *dinv, int64_t *bad) {
   coal_ctx ctx = A->ctx;
   const int32_t n = A->nrows;
   *bad = -1;
   if (n == 0) return COAL_SUCCESS;
   struct coal_mat_cuda *d = NULL;
-  COAL_CALL(coal_ops(ctx)->mat_prepare(A));
+  COAL_CALL(coal_mat_prepare_cuda(A));
   COAL_CALL(coal_cuda_mat(A, &d));
   void *flag = NULL, *h = NULL;
   COAL_CALL(coal_ws_small(ctx, sizeof(int32_t), &flag));
@@ -654,32 +678,14 @@ coal_status cu_jacobi(coal_mat A, double *dinv, int64_t *bad) {
   return COAL_SUCCESS;
 }
 
-/* R = B - A X in double-double (kernels/dd.h), the host twin's operations in the same order.
- * A thread per entry (i, j), j fastest: the threads of a row share its entries of A through the
- * cache and read neighbouring entries of row-major X and B. */
-__global__ void resid_dd_kernel(int32_t n, int64_t k, const int32_t *__restrict__ rowptr,
-                                const int32_t *__restrict__ col, const double *__restrict__ val,
-                                const double *__restrict__ B, int bcol, int64_t ldb,
-                                const double *__restrict__ X, int xcol, int64_t ldx,
-                                double *__restrict__ R) {
-  const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= (int64_t)n * k) return;
-  const int64_t i = t / k, j = t - i * k;
-  double hi = B[bcol ? j * ldb + i : i * ldb + j], lo = 0.0;
-  for (int32_t p = rowptr[i]; p < rowptr[i + 1]; p++) {
-    const int64_t c = col[p];
-    coal_dd_sub_prod(&hi, &lo, val[p], X[xcol ? j * ldx + c : c * ldx + j]);
-  }
-  R[t] = hi + lo;
-}
-
-coal_status cu_resid_dd(coal_mat A, int64_t k, const double *B, coal_layout lb, int64_t ldb,
-                        const double *X, coal_layout lx, int64_t ldx, double *R) {
+coal_status coal_blas_resid_dd_cuda(coal_mat A, int64_t k, const double *B, coal_layout lb,
+                                    int64_t ldb, const double *X, coal_layout lx, int64_t ldx,
+                                    double *R) {
   coal_ctx ctx = A->ctx;
   const int32_t n = A->nrows;
   if (n == 0 || k == 0) return COAL_SUCCESS;
   struct coal_mat_cuda *d = NULL;
-  COAL_CALL(coal_ops(ctx)->mat_prepare(A));
+  COAL_CALL(coal_mat_prepare_cuda(A));
   COAL_CALL(coal_cuda_mat(A, &d));
   const int64_t total = (int64_t)n * k;
   resid_dd_kernel<<<(unsigned)((total + 255) / 256), 256, 0, coal_stream(ctx)>>>(
@@ -688,27 +694,3 @@ coal_status cu_resid_dd(coal_mat A, int64_t k, const double *B, coal_layout lb, 
   COAL_CUDA_LAUNCH_CHECK(ctx);
   return COAL_SUCCESS;
 }
-
-} // namespace
-
-/* Positional (C++17 has no designated initialisers): order of coal_blas_ops. */
-const coal_blas_ops coal_blas_cuda = {
-    cu_gram,
-    cu_gemm,
-    cu_dscale,
-    cu_copy_cols,
-    cu_eig_resid,
-    cu_cg_dot,
-    cu_cg_update_xr,
-    cu_cg_update_p,
-    cu_jacobi,
-    cu_resid_dd,
-    coal_cu_bcg_gram,
-    coal_cu_bcg_update,
-    coal_cu_bcg_dir,
-    coal_cu_bcg_spmm_gram,
-    coal_cu_vec_axpbypcz,
-    coal_cu_vec_pointwise,
-    coal_cu_vec_dots,
-    coal_cu_vec_norms,
-};

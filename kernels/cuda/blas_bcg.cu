@@ -762,17 +762,16 @@ coal_status gram3_download(coal_ctx ctx, const double *part, unsigned grid, int6
 } // namespace
 
 /* ---- operations ---------------------------------------------------------------------------- */
-coal_status coal_cu_bcg_gram(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
-                             const double *Q, const double *R, const double *dinv, double *S,
-                             double *G, double *PP, double *PR) {
+coal_status coal_blas_bcg_gram_cuda(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
+                                    const double *Q, const double *R, const double *dinv, double *S,
+                                    double *G, double *PP, double *PR) {
   if (s == 0) return COAL_SUCCESS;
   if (n == 0) {
     zero_host(G, s * s), zero_host(PP, s * s), zero_host(PR, s * m);
     return COAL_SUCCESS;
   }
   if (s > kW || m > kW) {
-    const coal_blas_ops *b = &coal_blas_cuda;
-    COAL_CALL(b->gram(ctx, n, s, s, P, s, Q, s, G, s));
+    COAL_CALL(coal_blas_gram_cuda(ctx, n, s, s, P, s, Q, s, G, s));
     if (dinv) { /* S = diag(dinv)^-1 P, then P^T S */
       COAL_CHECK(ctx, S != NULL, COAL_ERR_ARG, "bcg_gram: a scaled Gram of %lld columns needs S",
                  (long long)s);
@@ -780,8 +779,8 @@ coal_status coal_cu_bcg_gram(coal_ctx ctx, int64_t n, int64_t s, int64_t m, cons
           n, s, dinv, P, S);
       COAL_CUDA_LAUNCH_CHECK(ctx);
     }
-    COAL_CALL(b->gram(ctx, n, s, s, P, s, dinv ? S : P, s, PP, s));
-    return b->gram(ctx, n, s, m, P, s, R, m, PR, m);
+    COAL_CALL(coal_blas_gram_cuda(ctx, n, s, s, P, s, dinv ? S : P, s, PP, s));
+    return coal_blas_gram_cuda(ctx, n, s, m, P, s, R, m, PR, m);
   }
   const unsigned grid = tile_grid(ctx, n, 3);
   double *part = NULL;
@@ -803,20 +802,20 @@ coal_status coal_cu_bcg_gram(coal_ctx ctx, int64_t n, int64_t s, int64_t m, cons
   return gram3_download(ctx, part, grid, s, m, G, PP, PR);
 }
 
-coal_status coal_cu_bcg_update(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *Q,
-                               const double *C, double *R, const double *dinv, double *Z,
-                               double *nrm2, double *QZ, double *RZ) {
+coal_status coal_blas_bcg_update_cuda(coal_ctx ctx, int64_t n, int64_t s, int64_t m,
+                                      const double *Q, const double *C, double *R,
+                                      const double *dinv, double *Z, double *nrm2, double *QZ,
+                                      double *RZ) {
   if (m == 0) return COAL_SUCCESS;
   if (n == 0) {
     zero_host(nrm2, m), zero_host(QZ, s * m), zero_host(RZ, m * m);
     return COAL_SUCCESS;
   }
-  const coal_blas_ops *b = &coal_blas_cuda;
   if (s > kW || m > kW) { /* one pass per step */
-    if (s > 0) COAL_CALL(b->gemm(ctx, n, s, m, -1.0, Q, s, C, m, 1.0, R, m));
-    COAL_CALL(b->dscale(ctx, n, m, dinv, R, m, Z, m, nrm2));
-    if (s > 0) COAL_CALL(b->gram(ctx, n, s, m, Q, s, Z, m, QZ, m));
-    return RZ ? b->gram(ctx, n, m, m, R, m, Z, m, RZ, m) : COAL_SUCCESS;
+    if (s > 0) COAL_CALL(coal_blas_gemm_cuda(ctx, n, s, m, -1.0, Q, s, C, m, 1.0, R, m));
+    COAL_CALL(coal_blas_dscale_cuda(ctx, n, m, dinv, R, m, Z, m, nrm2));
+    if (s > 0) COAL_CALL(coal_blas_gram_cuda(ctx, n, s, m, Q, s, Z, m, QZ, m));
+    return RZ ? coal_blas_gram_cuda(ctx, n, m, m, R, m, Z, m, RZ, m) : COAL_SUCCESS;
   }
   void *cd = NULL;
   COAL_CALL(coal_ws_small(ctx, sizeof(double) * (size_t)(s * m + kUpdPart), &cd));
@@ -848,18 +847,18 @@ coal_status coal_cu_bcg_update(coal_ctx ctx, int64_t n, int64_t s, int64_t m, co
   return COAL_SUCCESS;
 }
 
-coal_status coal_cu_bcg_dir(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int64_t q,
-                            const double *X1, const double *d, const double *C1, const double *X2,
-                            const double *C2, double *Y, const double *C3, double *X3) {
+coal_status coal_blas_bcg_dir_cuda(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int64_t q,
+                                   const double *X1, const double *d, const double *C1,
+                                   const double *X2, const double *C2, double *Y, const double *C3,
+                                   double *X3) {
   if (p2 == 0) X3 = NULL; /* no deferred update without X2 */
   if (n == 0 || (q == 0 && !X3)) return COAL_SUCCESS;
-  const coal_blas_ops *b = &coal_blas_cuda;
   if (p1 > kW || p2 > kW || q > kW || p1 == 0) { /* one pass per step */
-    if (X3) COAL_CALL(b->gemm(ctx, n, p2, p1, 1.0, X2, p2, C3, p1, 1.0, X3, p1));
+    if (X3) COAL_CALL(coal_blas_gemm_cuda(ctx, n, p2, p1, 1.0, X2, p2, C3, p1, 1.0, X3, p1));
     if (q == 0) return COAL_SUCCESS;
-    COAL_CALL(b->gemm(ctx, n, p1, q, 1.0, X1, p1, C1, q, 0.0, Y, q));
-    if (d) COAL_CALL(b->dscale(ctx, n, q, d, Y, q, Y, q, NULL));
-    if (p2 > 0) COAL_CALL(b->gemm(ctx, n, p2, q, 1.0, X2, p2, C2, q, 1.0, Y, q));
+    COAL_CALL(coal_blas_gemm_cuda(ctx, n, p1, q, 1.0, X1, p1, C1, q, 0.0, Y, q));
+    if (d) COAL_CALL(coal_blas_dscale_cuda(ctx, n, q, d, Y, q, Y, q, NULL));
+    if (p2 > 0) COAL_CALL(coal_blas_gemm_cuda(ctx, n, p2, q, 1.0, X2, p2, C2, q, 1.0, Y, q));
     return COAL_SUCCESS;
   }
   void *cd = NULL;
@@ -879,9 +878,9 @@ coal_status coal_cu_bcg_dir(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int
   return COAL_SUCCESS;
 }
 
-coal_status coal_cu_bcg_spmm_gram(coal_mat A, coal_bvec Pv, coal_bvec Qv, int64_t m,
-                                  const double *R, const double *dinv, double *G, double *PP,
-                                  double *PR) {
+coal_status coal_blas_bcg_spmm_gram_cuda(coal_mat A, coal_bvec Pv, coal_bvec Qv, int64_t m,
+                                         const double *R, const double *dinv, double *G, double *PP,
+                                         double *PR) {
   if (!A || !Pv || !Qv) return COAL_ERR_ARG;
   coal_ctx ctx = A->ctx;
   const int64_t n = A->nrows, s = Pv->k;
@@ -900,7 +899,7 @@ coal_status coal_cu_bcg_spmm_gram(coal_mat A, coal_bvec Pv, coal_bvec Qv, int64_
     return COAL_SUCCESS;
   }
   struct coal_mat_cuda *d = NULL;
-  COAL_CALL(coal_ops(ctx)->mat_prepare(A));
+  COAL_CALL(coal_mat_prepare_cuda(A));
   COAL_CALL(coal_cuda_mat(A, &d));
   const unsigned grid = tile_grid(ctx, n, kSgCtas);
   double *part = NULL;

@@ -213,8 +213,8 @@ const DotsLaunch dots_table[2][kGroup] = {
 } // namespace
 
 /* ---- operations ---------------------------------------------------------------------------- */
-coal_status coal_cu_vec_axpbypcz(coal_ctx ctx, int64_t n, double a, const double *x, double b,
-                                 const double *y, double c, double *z, double d) {
+coal_status coal_blas_vec_axpbypcz_cuda(coal_ctx ctx, int64_t n, double a, const double *x,
+                                        double b, const double *y, double c, double *z, double d) {
   if (n == 0) return COAL_SUCCESS;
   const bool hx = x != NULL, hy = y != NULL, rz = c != 0.0;
   const bool vec = aligned16(z) && (!hx || aligned16(x)) && (!hy || aligned16(y));
@@ -225,8 +225,8 @@ coal_status coal_cu_vec_axpbypcz(coal_ctx ctx, int64_t n, double a, const double
   return COAL_SUCCESS;
 }
 
-coal_status coal_cu_vec_pointwise(coal_ctx ctx, int64_t n, int op, const double *x, const double *y,
-                                  double *w) {
+coal_status coal_blas_vec_pointwise_cuda(coal_ctx ctx, int64_t n, int op, const double *x,
+                                         const double *y, double *w) {
   COAL_CHECK(ctx, op == COAL_VEC_MULT || op == COAL_VEC_DIV, COAL_ERR_ARG,
              "vec_pointwise: unknown op %d", op);
   if (n == 0) return COAL_SUCCESS;
@@ -241,8 +241,8 @@ coal_status coal_cu_vec_pointwise(coal_ctx ctx, int64_t n, int op, const double 
   return COAL_SUCCESS;
 }
 
-coal_status coal_cu_vec_dots(coal_ctx ctx, int64_t n, int64_t k, const double *x,
-                             const double *const *ys, double *out) {
+coal_status coal_blas_vec_dots_cuda(coal_ctx ctx, int64_t n, int64_t k, const double *x,
+                                    const double *const *ys, double *out) {
   if (k == 0) return COAL_SUCCESS;
   if (n == 0) {
     for (int64_t j = 0; j < k; j++) out[j] = 0.0;
@@ -275,7 +275,8 @@ coal_status coal_cu_vec_dots(coal_ctx ctx, int64_t n, int64_t k, const double *x
   return COAL_SUCCESS;
 }
 
-coal_status coal_cu_vec_norms(coal_ctx ctx, int64_t n, const double *x, double s, double *out) {
+coal_status coal_blas_vec_norms_cuda(coal_ctx ctx, int64_t n, const double *x, double s,
+                                     double *out) {
   if (n == 0) {
     out[0] = out[1] = out[2] = 0.0;
     return COAL_SUCCESS;

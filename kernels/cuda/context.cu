@@ -1,5 +1,6 @@
-/* CUDA context life cycle: device choice, stream, cuSPARSE/cuBLAS handles bound to the stream,
- * timing events and the device properties the kernels size their grids with. */
+/* CUDA context life cycle (the ctx_init, ctx_free and device_count entries of the CUDA table):
+ * device choice, stream, cuSPARSE/cuBLAS handles bound to the stream, timing events and the
+ * device properties the kernels size their grids with; page-locking of host ranges. */
 #include "cuda_internal.h"
 
 #include <errno.h>
@@ -7,9 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-int coal_cuda_compiled(void) { return 1; }
-
-int coal_cuda_device_count(void) {
+int coal_device_count_cuda(void) {
   int n = 0;
   cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess) {
@@ -119,7 +118,7 @@ static void free_handles(struct coal_cuda_ctx *c) {
   (void)cudaGetLastError();
 }
 
-coal_status coal_cuda_ctx_init(coal_ctx ctx) {
+coal_status coal_ctx_init_cuda(coal_ctx ctx) {
   if (!ctx) return COAL_ERR_ARG;
   struct coal_cuda_ctx *c = NULL;
   COAL_CALL(coal_calloc(ctx, sizeof *c, (void **)&c));
@@ -134,14 +133,14 @@ coal_status coal_cuda_ctx_init(coal_ctx ctx) {
   return COAL_SUCCESS;
 }
 
-void coal_cuda_ctx_free(coal_ctx ctx) {
+void coal_ctx_free_cuda(coal_ctx ctx) {
   if (!ctx || !ctx->cuda) return;
   free_handles(ctx->cuda);
   coal_free(ctx->cuda);
   ctx->cuda = NULL;
 }
 
-coal_status coal_cuda_host_register(coal_ctx ctx, void *p, size_t bytes) {
+coal_status coal_mem_host_register_cuda(coal_ctx ctx, void *p, size_t bytes) {
   if (!ctx || !p || !bytes) return COAL_ERR_ARG;
   cudaError_t e = cudaHostRegister(p, bytes, cudaHostRegisterDefault);
   if (e != cudaSuccess) {
@@ -152,6 +151,6 @@ coal_status coal_cuda_host_register(coal_ctx ctx, void *p, size_t bytes) {
   return COAL_SUCCESS;
 }
 
-void coal_cuda_host_unregister(void *p) {
+void coal_mem_host_unregister_cuda(void *p) {
   if (p && cudaHostUnregister(p) != cudaSuccess) (void)cudaGetLastError();
 }

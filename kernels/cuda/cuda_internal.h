@@ -1,22 +1,32 @@
 /* CUDA backend internals: context and matrix device state, error-checking macros, load
- * helpers shared by the kernels. Included by the .cu files only (C++). */
+ * helpers shared by the kernels, and the declarations of the memory, residency and context
+ * entries of the CUDA table. Included by the .cu files (C++) and by kernels/cuda/backend.c (C,
+ * the table), so every declaration has C linkage. */
 #ifndef COAL_CUDA_INTERNAL_H
 #define COAL_CUDA_INTERNAL_H
 
+/* Compiled as C (by the table's file) the CUDA headers are not system headers, and gcc warns
+ * about the deprecated cuSPARSE types they declare. */
+#if !defined(__CUDACC__) && defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusparse.h>
+#if !defined(__CUDACC__) && defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 
 #include "../../src/backend.h"
+#include "../spmm.h"
+#include "../spmv.h"
 
-/* Merge-path partition size, shared with the host twin (kernels/spmv.h defines them; the
- * guards only matter while that header is being written). */
-#ifndef COAL_MERGE_ITEMS_PER_THREAD
-#define COAL_MERGE_ITEMS_PER_THREAD 7
+#ifdef __cplusplus
+extern "C" {
 #endif
-#ifndef COAL_MERGE_THREADS
-#define COAL_MERGE_THREADS 128
-#endif
+
+/* Merge-path partition size, shared with the host twin (kernels/spmv.h). */
 #define COAL_MERGE_TILE (COAL_MERGE_ITEMS_PER_THREAD * COAL_MERGE_THREADS)
 
 /* Threads per CTA of the row and warp kernels. */
@@ -231,31 +241,33 @@ void coal_cuda_swift_dev_free(struct coal_swift_dev *s);
 coal_status coal_ws_small(coal_ctx ctx, size_t bytes, void **p);
 coal_status coal_ws_part(coal_ctx ctx, size_t count, double **p);
 coal_status coal_ws_pinned(coal_ctx ctx, size_t bytes, void **p);
-/* Block-CG steps of kernels/blas.h (kernels/cuda/blas_bcg.cu). */
-coal_status coal_cu_bcg_gram(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
-                             const double *Q, const double *R, const double *dinv, double *S,
-                             double *G, double *PP, double *PR);
-coal_status coal_cu_bcg_update(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *Q,
-                               const double *C, double *R, const double *dinv, double *Z,
-                               double *nrm2, double *QZ, double *RZ);
-coal_status coal_cu_bcg_dir(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int64_t q,
-                            const double *X1, const double *d, const double *C1, const double *X2,
-                            const double *C2, double *Y, const double *C3, double *X3);
-coal_status coal_cu_bcg_spmm_gram(coal_mat A, coal_bvec Pv, coal_bvec Qv, int64_t m,
-                                  const double *R, const double *dinv, double *G, double *PP,
-                                  double *PR);
-/* Single-vector operations of kernels/blas.h (kernels/cuda/blas_vec.cu). */
-coal_status coal_cu_vec_axpbypcz(coal_ctx ctx, int64_t n, double a, const double *x, double b,
-                                 const double *y, double c, double *z, double d);
-coal_status coal_cu_vec_pointwise(coal_ctx ctx, int64_t n, int op, const double *x, const double *y,
-                                  double *w);
-coal_status coal_cu_vec_dots(coal_ctx ctx, int64_t n, int64_t k, const double *x,
-                             const double *const *ys, double *out);
-coal_status coal_cu_vec_norms(coal_ctx ctx, int64_t n, const double *x, double s, double *out);
+/* ---- entries of the CUDA table (kernels/cuda/backend.c; meaning: src/backend.h) ----------- */
+/* context life cycle (kernels/cuda/context.cu) */
+coal_status coal_ctx_init_cuda(coal_ctx ctx);
+void coal_ctx_free_cuda(coal_ctx ctx);
+int coal_device_count_cuda(void);
+/* memory (kernels/cuda/ops.cu; host page-locking: context.cu) */
+coal_status coal_mem_alloc_cuda(coal_ctx ctx, size_t bytes, void **p);
+void coal_mem_release_cuda(coal_ctx ctx, void *p);
+coal_status coal_mem_upload_cuda(coal_ctx ctx, void *dst, const void *src, size_t bytes);
+coal_status coal_mem_download_cuda(coal_ctx ctx, void *dst, const void *src, size_t bytes);
+coal_status coal_mem_copy_cuda(coal_ctx ctx, void *dst, const void *src, size_t bytes);
+coal_status coal_mem_sync_cuda(coal_ctx ctx);
+coal_status coal_mem_host_register_cuda(coal_ctx ctx, void *p, size_t bytes);
+void coal_mem_host_unregister_cuda(void *p);
+/* matrix residency (kernels/cuda/ops.cu) */
+coal_status coal_mat_prepare_cuda(coal_mat A);
+void coal_mat_release_cuda(coal_mat A);
+coal_status coal_mat_download_cuda(coal_mat A, int32_t *rowptr, int32_t *colind, void *values);
+void coal_mat_drop_formats_cuda(coal_mat A);
 
 /* Process-wide tuning of the CUDA SpMM kernels for the measurement driver (kernels/bench.h,
  * coal_spmm_cuda_tune); 0 = default. */
 extern int coal_spmm_tune_knob[];
+
+#ifdef __cplusplus
+}
+#endif
 
 #ifdef __CUDACC__
 /* Matrix data is read exactly once per product: cache-streaming loads (ld.global.cs, evict-first

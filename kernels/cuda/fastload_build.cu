@@ -612,7 +612,7 @@ coal_status coal_cuda_fastload_download(coal_mat A, int transposed, coal_fastloa
   coal_ctx ctx = A->ctx;
   *out = NULL;
   COAL_CHECK(ctx, ctx->backend == COAL_BACKEND_CUDA, COAL_ERR_ARG, "needs a CUDA matrix");
-  COAL_CALL(coal_cuda_ops.mat_prepare(A));
+  COAL_CALL(coal_mat_prepare_cuda(A));
   const struct coal_fastload_dev *fd = NULL;
   COAL_CALL(coal_cuda_fastload_upload(A, transposed, &fd));
   coal_fastload *f = NULL;
@@ -664,7 +664,7 @@ coal_status coal_cuda_fastload_download(coal_mat A, int transposed, coal_fastloa
         for (size_t l = 0; l < nl; l++) f->perm[l] = (int32_t)l;
         continue;
       }
-      COAL_CALL_GOTO(st, coal_cuda_ops.download(ctx, cp[i].dst, cp[i].src, cp[i].bytes), fail);
+      COAL_CALL_GOTO(st, coal_mem_download_cuda(ctx, cp[i].dst, cp[i].src, cp[i].bytes), fail);
     }
   }
   *out = f;

@@ -1,7 +1,7 @@
-/* CUDA backend operations table: device memory, transfers on the context's stream, matrix
- * residency (device CSR, FastLoad mirrors, merge-path workspaces; device-only matrices whose
- * host CSR is downloaded on demand). */
-#include "../bench.h"
+/* CUDA backend, the mem and mat entries of its table (kernels/cuda/backend.c): device memory,
+ * transfers on the context's stream, matrix residency (device CSR, FastLoad mirrors, merge-path
+ * workspaces; device-only matrices whose host CSR is downloaded on demand). */
+#include "../bench.h" /* coal_cuda_gather_schedule_host */
 #include "cuda_internal.h"
 
 #include <stdlib.h>
@@ -66,7 +66,7 @@ void coal_cuda_pool_free(coal_ctx ctx, void *p) {
 
 /* Fresh memory is zeroed, as on the host backend (calloc), so that both backends start from
  * the same state. Ordered on the stream before any later use; no host synchronisation. */
-static coal_status cu_alloc(coal_ctx ctx, size_t bytes, void **p) {
+coal_status coal_mem_alloc_cuda(coal_ctx ctx, size_t bytes, void **p) {
   COAL_CALL(coal_cuda_malloc(ctx, bytes, p));
   if (bytes) {
     cudaError_t e = cudaMemsetAsync(*p, 0, bytes, coal_stream(ctx));
@@ -81,32 +81,32 @@ static coal_status cu_alloc(coal_ctx ctx, size_t bytes, void **p) {
   return COAL_SUCCESS;
 }
 
-static void cu_release(coal_ctx ctx, void *p) {
+void coal_mem_release_cuda(coal_ctx ctx, void *p) {
   (void)ctx;
   coal_cuda_free(p);
 }
 
-static coal_status cu_upload(coal_ctx ctx, void *dst, const void *src, size_t bytes) {
+coal_status coal_mem_upload_cuda(coal_ctx ctx, void *dst, const void *src, size_t bytes) {
   if (!bytes) return COAL_SUCCESS;
   COAL_CUDA_CALL(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, coal_stream(ctx)));
   COAL_CUDA_CALL(ctx, cudaStreamSynchronize(coal_stream(ctx)));
   return COAL_SUCCESS;
 }
 
-static coal_status cu_download(coal_ctx ctx, void *dst, const void *src, size_t bytes) {
+coal_status coal_mem_download_cuda(coal_ctx ctx, void *dst, const void *src, size_t bytes) {
   if (!bytes) return COAL_SUCCESS;
   COAL_CUDA_CALL(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, coal_stream(ctx)));
   COAL_CUDA_CALL(ctx, cudaStreamSynchronize(coal_stream(ctx)));
   return COAL_SUCCESS;
 }
 
-static coal_status cu_copy(coal_ctx ctx, void *dst, const void *src, size_t bytes) {
+coal_status coal_mem_copy_cuda(coal_ctx ctx, void *dst, const void *src, size_t bytes) {
   if (!bytes || dst == src) return COAL_SUCCESS;
   COAL_CUDA_CALL(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, coal_stream(ctx)));
   return COAL_SUCCESS;
 }
 
-static coal_status cu_sync(coal_ctx ctx) {
+coal_status coal_mem_sync_cuda(coal_ctx ctx) {
   COAL_CUDA_CALL(ctx, cudaStreamSynchronize(coal_stream(ctx)));
   return COAL_SUCCESS;
 }
@@ -133,7 +133,7 @@ void coal_cuda_fastload_dev_free(struct coal_fastload_dev *f) {
   memset(f, 0, sizeof *f);
 }
 
-static void cu_mat_release(coal_mat A) {
+void coal_mat_release_cuda(coal_mat A) {
   struct coal_mat_cuda *d = A->dev;
   if (!d) return;
   if (d->pooled) {
@@ -167,7 +167,7 @@ static coal_status upload_csr(coal_mat A, struct coal_mat_cuda *d) {
 
 /* Drops the device formats that hold values (rebuilt at next use); the CSR and the merge-path
  * arrays stay (the carry arrays hold nothing beyond a product). */
-static void cu_mat_drop_formats(coal_mat A) {
+void coal_mat_drop_formats_cuda(coal_mat A) {
   struct coal_mat_cuda *d = A->dev;
   if (!d) return;
   coal_cuda_fastload_dev_free(&d->fl);
@@ -178,7 +178,7 @@ static void cu_mat_drop_formats(coal_mat A) {
 /* Makes the device CSR current: full upload the first time, values only after a change.
  * Cheap when nothing changed (two field tests), so every product may call it. A device-only
  * matrix (coal_mat_wrap_device) has a current device copy and is never uploaded. */
-static coal_status cu_mat_prepare(coal_mat A) {
+coal_status coal_mat_prepare_cuda(coal_mat A) {
   coal_ctx ctx = A->ctx;
   if (!A->dev) {
     COAL_CHECK(ctx, A->rowptr && (A->valid & COAL_MEM_HOST), COAL_ERR_STATE,
@@ -188,7 +188,7 @@ static coal_status cu_mat_prepare(coal_mat A) {
     A->dev = d;
     coal_status st = upload_csr(A, d);
     if (st != COAL_SUCCESS) {
-      cu_mat_release(A);
+      coal_mat_release_cuda(A);
       return st;
     }
     A->valid |= COAL_MEM_DEVICE;
@@ -198,9 +198,9 @@ static coal_status cu_mat_prepare(coal_mat A) {
     COAL_CHECK(ctx, A->rowptr && (A->valid & COAL_MEM_HOST), COAL_ERR_STATE,
                "device values are stale and the matrix has no current host copy");
     /* Derived device formats hold values too: drop them, they are rebuilt at next use. */
-    cu_mat_drop_formats(A);
-    COAL_CALL(
-        cu_upload(ctx, A->dev->values, A->values, coal_dtype_size(A->dtype) * (size_t)A->nnz));
+    coal_mat_drop_formats_cuda(A);
+    COAL_CALL(coal_mem_upload_cuda(ctx, A->dev->values, A->values,
+                                   coal_dtype_size(A->dtype) * (size_t)A->nnz));
     A->valid |= COAL_MEM_DEVICE;
   }
   return COAL_SUCCESS;
@@ -208,7 +208,7 @@ static coal_status cu_mat_prepare(coal_mat A) {
 
 /* Downloads the requested parts of the device CSR on the stream. The stream is synchronised
  * even after a failed enqueue: no copy may still write the caller's arrays once this returns. */
-static coal_status cu_mat_download(coal_mat A, int32_t *rowptr, int32_t *colind, void *values) {
+coal_status coal_mat_download_cuda(coal_mat A, int32_t *rowptr, int32_t *colind, void *values) {
   coal_ctx ctx = A->ctx;
   const struct coal_mat_cuda *d = A->dev;
   COAL_CHECK(ctx, d, COAL_ERR_STATE, "matrix has no device copy to download");
@@ -369,22 +369,3 @@ coal_status coal_cuda_fastload_upload(coal_mat A, int transposed,
   *out = fd;
   return COAL_SUCCESS;
 }
-
-/* ---- table ------------------------------------------------------------------------------- */
-/* Positional (C++17 has no designated initialisers): order of coal_backend_ops. */
-const coal_backend_ops coal_cuda_ops = {
-    "cuda",
-    cu_alloc,
-    cu_release,
-    cu_upload,
-    cu_download,
-    cu_copy,
-    cu_sync,
-    cu_mat_prepare,
-    cu_mat_release,
-    cu_mat_download,
-    cu_mat_drop_formats,
-    {NULL, coal_spmv_csr_vector_cuda, coal_spmv_csr_merge_cuda, coal_spmv_fastload_cuda,
-     coal_spmv_fastload_t_cuda},
-    {NULL, coal_spmm_swift_cuda, coal_spmm_rowsplit_cuda, coal_spmm_merge_cuda},
-};

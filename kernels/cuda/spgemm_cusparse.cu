@@ -1,4 +1,5 @@
-/* cuSPARSE SpGEMM reference for `coalesce bench spgemm` (kernels/spgemm.h).
+/* cuSPARSE SpGEMM reference for `coalesce bench spgemm` (kernels/bench.h; front ends in
+ * kernels/bench.c).
  *
  * run: C = A*B exactly as a user calls cuSPARSE (generic API, CUSPARSE_SPGEMM_DEFAULT): C's
  * and the SpGEMM descriptors, workEstimation (size query, buffer, call), compute (size query,
@@ -7,6 +8,7 @@
  * and are made once. peak_bytes: the two external buffers plus C.
  * reuse: the numeric-only path (cusparseSpGEMMreuse_*): the structure once (reuse_setup), then
  * reuse_compute per call. */
+#include "../bench.h"
 #include "spgemm_tile.cuh"
 
 #include <string.h>
@@ -74,16 +76,16 @@ const cusparseSpGEMMAlg_t kAlg = CUSPARSE_SPGEMM_DEFAULT;
 
 } // namespace
 
-coal_status coal_cusparse_spgemm_create(coal_mat A, coal_mat B, coal_cusparse_spgemm **out) {
+coal_status coal_cusparse_spgemm_create_cuda(coal_mat A, coal_mat B, coal_cusparse_spgemm **out) {
   if (!A || !B || !out) return COAL_ERR_ARG;
   coal_ctx ctx = A->ctx;
   *out = NULL;
-  COAL_CHECK(ctx, ctx->backend == COAL_BACKEND_CUDA && B->ctx == ctx, COAL_ERR_ARG,
+  COAL_CHECK(ctx, B->ctx == ctx, COAL_ERR_ARG,
              "the cuSPARSE reference needs two matrices on one CUDA context");
   COAL_CHECK(ctx, A->ncols == B->nrows && A->dtype == B->dtype, COAL_ERR_ARG,
              "cuSPARSE SpGEMM: incompatible operands");
-  COAL_CALL(coal_cuda_ops.mat_prepare(A));
-  COAL_CALL(coal_cuda_ops.mat_prepare(B));
+  COAL_CALL(coal_mat_prepare_cuda(A));
+  COAL_CALL(coal_mat_prepare_cuda(B));
   coal_cusparse_spgemm *h = NULL;
   COAL_CALL(coal_calloc(ctx, sizeof *h, (void **)&h));
   h->ctx = ctx, h->A = A, h->B = B, h->m = A->nrows, h->n = B->ncols;
@@ -95,7 +97,7 @@ coal_status coal_cusparse_spgemm_create(coal_mat A, coal_mat B, coal_cusparse_sp
                                           B->dev->colind, B->dev->values, CUSPARSE_INDEX_32I,
                                           CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, h->type);
   if (s1 != CUSPARSE_STATUS_SUCCESS || s2 != CUSPARSE_STATUS_SUCCESS) {
-    coal_cusparse_spgemm_destroy(h);
+    coal_cusparse_spgemm_destroy_cuda(h);
     return COAL_ERROR(ctx, COAL_ERR_CUDA, "cusparseCreateCsr: %s",
                       cusparseGetErrorString(s1 != CUSPARSE_STATUS_SUCCESS ? s1 : s2));
   }
@@ -103,7 +105,7 @@ coal_status coal_cusparse_spgemm_create(coal_mat A, coal_mat B, coal_cusparse_sp
   return COAL_SUCCESS;
 }
 
-coal_status coal_cusparse_spgemm_run(coal_cusparse_spgemm *h) {
+coal_status coal_cusparse_spgemm_run_cuda(coal_cusparse_spgemm *h) {
   if (!h) return COAL_ERR_ARG;
   coal_ctx ctx = h->ctx;
   cusparseHandle_t sp = ctx->cuda->sparse;
@@ -131,7 +133,7 @@ coal_status coal_cusparse_spgemm_run(coal_cusparse_spgemm *h) {
   return COAL_SUCCESS;
 }
 
-coal_status coal_cusparse_spgemm_reuse_setup(coal_cusparse_spgemm *h) {
+coal_status coal_cusparse_spgemm_reuse_setup_cuda(coal_cusparse_spgemm *h) {
   if (!h) return COAL_ERR_ARG;
   coal_ctx ctx = h->ctx;
   cusparseHandle_t sp = ctx->cuda->sparse;
@@ -157,10 +159,10 @@ coal_status coal_cusparse_spgemm_reuse_setup(coal_cusparse_spgemm *h) {
   COAL_CUDA_CALL(ctx, cudaStreamSynchronize(coal_stream(ctx)));
   /* as in the cuSPARSE sample: buffers 1, 2 and 3 are not needed by reuse_compute */
   for (int i = 0; i < 3; i++) coal_cuda_free(h->buf[i]), h->buf[i] = NULL;
-  return coal_cusparse_spgemm_reuse_compute(h);
+  return coal_cusparse_spgemm_reuse_compute_cuda(h);
 }
 
-coal_status coal_cusparse_spgemm_reuse_compute(coal_cusparse_spgemm *h) {
+coal_status coal_cusparse_spgemm_reuse_compute_cuda(coal_cusparse_spgemm *h) {
   if (!h) return COAL_ERR_ARG;
   coal_ctx ctx = h->ctx;
   COAL_CHECK(ctx, h->buf[4], COAL_ERR_STATE, "cuSPARSE reuse path not set up");
@@ -170,7 +172,7 @@ coal_status coal_cusparse_spgemm_reuse_compute(coal_cusparse_spgemm *h) {
   return COAL_SUCCESS;
 }
 
-coal_status coal_cusparse_spgemm_result(coal_cusparse_spgemm *h, coal_mat *C, size_t *peak) {
+coal_status coal_cusparse_spgemm_result_cuda(coal_cusparse_spgemm *h, coal_mat *C, size_t *peak) {
   if (!h || !C) return COAL_ERR_ARG;
   coal_ctx ctx = h->ctx;
   *C = NULL;
@@ -203,7 +205,7 @@ fail:
   return st;
 }
 
-void coal_cusparse_spgemm_destroy(coal_cusparse_spgemm *h) {
+void coal_cusparse_spgemm_destroy_cuda(coal_cusparse_spgemm *h) {
   if (!h) return;
   drop_result(h);
   if (h->a) (void)cusparseDestroySpMat(h->a);

@@ -94,9 +94,8 @@ __device__ __forceinline__ int insert(int *keys, int ts, int j, bool *fresh) {
 /* The current device CSR of the product's operands p->A and p->B (uploaded if needed). */
 static inline coal_status device_operands(coal_spgemm p, struct coal_mat_cuda **a,
                                           struct coal_mat_cuda **b) {
-  const coal_backend_ops *ops = coal_ops(p->ctx);
-  COAL_CALL(ops->mat_prepare(p->A));
-  COAL_CALL(ops->mat_prepare(p->B));
+  COAL_CALL(coal_mat_prepare_cuda(p->A));
+  COAL_CALL(coal_mat_prepare_cuda(p->B));
   COAL_CALL(coal_cuda_mat(p->A, a));
   return coal_cuda_mat(p->B, b);
 }

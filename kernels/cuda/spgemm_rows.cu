@@ -782,7 +782,7 @@ coal_status coal_spgemm_rows_numeric(coal_spgemm p) {
 static coal_status transpose_into(coal_mat P, struct coal_mat_cuda *t) {
   coal_ctx ctx = P->ctx;
   struct coal_mat_cuda *pd = NULL;
-  COAL_CALL(coal_ops(ctx)->mat_prepare(P));
+  COAL_CALL(coal_mat_prepare_cuda(P));
   COAL_CALL(coal_cuda_mat(P, &pd));
   const cudaDataType dt = P->dtype == COAL_F64 ? CUDA_R_64F : CUDA_R_32F;
   size_t bytes = 0;

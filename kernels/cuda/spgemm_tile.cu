@@ -1,4 +1,4 @@
-/* TileSpGEMM product driver on the GPU (the coal_spgemm_cuda table of kernels/spgemm.h).
+/* TileSpGEMM product driver on the GPU (the CUDA instance's spgemm entries, kernels/spgemm.h).
  *
  * Symbolic (once per product): the tile formats of A and B are built by the host builder
  * (src/tile.c) and uploaded once; step 1 (count, scan, fill), step 2 (masks and counts, scan)
@@ -289,27 +289,24 @@ done:
   return st;
 }
 
-coal_status dispatch_symbolic(coal_spgemm p) {
+} // namespace
+
+/* The CUDA instance's spgemm entries serve both algorithms: TILE here, ROWS in spgemm_rows.cu. */
+coal_status coal_spgemm_symbolic_cuda(coal_spgemm p) {
   return p->algo == COAL_SPGEMM_ROWS ? coal_spgemm_rows_symbolic(p) : cu_symbolic(p);
 }
-coal_status dispatch_numeric(coal_spgemm p, int download) {
+coal_status coal_spgemm_numeric_cuda(coal_spgemm p, int download) {
   return p->algo == COAL_SPGEMM_ROWS ? coal_spgemm_rows_numeric(p) : cu_numeric(p, download);
 }
-coal_status dispatch_stats(coal_spgemm p) {
+coal_status coal_spgemm_stats_cuda(coal_spgemm p) {
   return p->algo == COAL_SPGEMM_ROWS ? COAL_SUCCESS : cu_tile_stats(p);
 }
-void dispatch_release(coal_spgemm p) {
+void coal_spgemm_release_cuda(coal_spgemm p) {
   if (p->algo == COAL_SPGEMM_ROWS)
     coal_spgemm_rows_release(p);
   else
     cu_release(p);
 }
-
-} // namespace
-
-/* Positional (C++17 has no designated initialisers): order of coal_spgemm_ops. */
-const coal_spgemm_ops coal_spgemm_cuda = {dispatch_symbolic, dispatch_numeric, dispatch_stats,
-                                          dispatch_release};
 
 coal_status coal_spgemm_cuda_download(coal_spgemm p, coal_tile **tc, int32_t **pos) {
   if (!p || !tc) return COAL_ERR_ARG;

@@ -83,7 +83,7 @@ coal_status coal_spmm_long_rows_build(coal_mat A, struct coal_mat_cuda *d, int32
     if (n > 0) {
       const size_t bytes = sizeof(int32_t) * 2 * (size_t)n;
       st = coal_cuda_malloc(ctx, bytes, (void **)&c[0].rows);
-      if (st == COAL_SUCCESS) st = coal_ops(ctx)->upload(ctx, c[0].rows, h, bytes); /* synced */
+      if (st == COAL_SUCCESS) st = coal_mem_upload_cuda(ctx, c[0].rows, h, bytes); /* synced */
       if (st != COAL_SUCCESS) coal_cuda_free(c[0].rows), c[0].rows = NULL;
     }
     coal_free(h);

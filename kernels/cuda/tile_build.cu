@@ -232,7 +232,7 @@ coal_status fill(coal_ctx ctx, coal_mat A, const struct coal_mat_cuda *m, struct
 coal_status coal_tile_cuda_build(coal_mat A, Dev *d, int with_csc, struct coal_tile_dev *t) {
   coal_ctx ctx = A->ctx;
   cudaStream_t s = coal_stream(ctx);
-  COAL_CALL(coal_cuda_ops.mat_prepare(A));
+  COAL_CALL(coal_mat_prepare_cuda(A));
   const struct coal_mat_cuda *m = A->dev;
   const int32_t nrows = A->nrows;
   memset(t, 0, sizeof *t);

@@ -1,14 +1,13 @@
 /* Host twins of the dense block operations (kernels/blas.h): plain loops, sums in double in
  * index order. They define the results the CUDA versions are tested against. */
 #include "../blas.h"
-#include "blas_vec.h"
 #include "../dd.h"
 
 #include <math.h>
 #include <string.h>
 
-static coal_status host_gram(coal_ctx ctx, int64_t n, int64_t p, int64_t q, const double *X,
-                             int64_t ldx, const double *Y, int64_t ldy, double *G, int64_t ldg) {
+coal_status coal_blas_gram_host(coal_ctx ctx, int64_t n, int64_t p, int64_t q, const double *X,
+                                int64_t ldx, const double *Y, int64_t ldy, double *G, int64_t ldg) {
   (void)ctx;
   for (int64_t a = 0; a < p; a++)
     for (int64_t b = 0; b < q; b++) G[a * ldg + b] = 0.0;
@@ -27,9 +26,9 @@ static coal_status host_gram(coal_ctx ctx, int64_t n, int64_t p, int64_t q, cons
 /* Columns of Y summed at a time in a stack buffer (no allocation per call). */
 #define GEMM_COLS 256
 
-static coal_status host_gemm(coal_ctx ctx, int64_t n, int64_t p, int64_t q, double a,
-                             const double *X, int64_t ldx, const double *C, int64_t ldc,
-                             double beta, double *Y, int64_t ldy) {
+coal_status coal_blas_gemm_host(coal_ctx ctx, int64_t n, int64_t p, int64_t q, double a,
+                                const double *X, int64_t ldx, const double *C, int64_t ldc,
+                                double beta, double *Y, int64_t ldy) {
   (void)ctx;
   double s[GEMM_COLS];
   for (int64_t i = 0; i < n; i++) {
@@ -51,8 +50,9 @@ static coal_status host_gemm(coal_ctx ctx, int64_t n, int64_t p, int64_t q, doub
   return COAL_SUCCESS;
 }
 
-static coal_status host_dscale(coal_ctx ctx, int64_t n, int64_t k, const double *d, const double *X,
-                               int64_t ldx, double *Y, int64_t ldy, double *nrm2) {
+coal_status coal_blas_dscale_host(coal_ctx ctx, int64_t n, int64_t k, const double *d,
+                                  const double *X, int64_t ldx, double *Y, int64_t ldy,
+                                  double *nrm2) {
   (void)ctx;
   if (nrm2)
     for (int64_t j = 0; j < k; j++) nrm2[j] = 0.0;
@@ -69,9 +69,9 @@ static coal_status host_dscale(coal_ctx ctx, int64_t n, int64_t k, const double 
   return COAL_SUCCESS;
 }
 
-static coal_status host_copy_cols(coal_ctx ctx, int64_t n, int64_t q, const double *X,
-                                  coal_layout lx, int64_t ldx, const int32_t *xcols, double *Y,
-                                  coal_layout ly, int64_t ldy, const int32_t *ycols) {
+coal_status coal_blas_copy_cols_host(coal_ctx ctx, int64_t n, int64_t q, const double *X,
+                                     coal_layout lx, int64_t ldx, const int32_t *xcols, double *Y,
+                                     coal_layout ly, int64_t ldy, const int32_t *ycols) {
   (void)ctx;
   for (int64_t j = 0; j < q; j++) {
     int64_t xj = xcols ? xcols[j] : j, yj = ycols ? ycols[j] : j;
@@ -81,10 +81,10 @@ static coal_status host_copy_cols(coal_ctx ctx, int64_t n, int64_t q, const doub
   return COAL_SUCCESS;
 }
 
-static coal_status host_eig_resid(coal_ctx ctx, int64_t n, int64_t q, const double *AX,
-                                  const double *MX, int64_t ldx, const int32_t *cols,
-                                  const double *lam, const double *d, double *W, int64_t ldw,
-                                  double *nrm2) {
+coal_status coal_blas_eig_resid_host(coal_ctx ctx, int64_t n, int64_t q, const double *AX,
+                                     const double *MX, int64_t ldx, const int32_t *cols,
+                                     const double *lam, const double *d, double *W, int64_t ldw,
+                                     double *nrm2) {
   (void)ctx;
   for (int64_t a = 0; a < q; a++) nrm2[a] = 0.0;
   for (int64_t i = 0; i < n; i++) {
@@ -99,8 +99,8 @@ static coal_status host_eig_resid(coal_ctx ctx, int64_t n, int64_t q, const doub
   return COAL_SUCCESS;
 }
 
-static coal_status host_cg_dot(coal_ctx ctx, int64_t n, const double *x, const double *y,
-                               double *sc, int slot) {
+coal_status coal_blas_cg_dot_host(coal_ctx ctx, int64_t n, const double *x, const double *y,
+                                  double *sc, int slot) {
   (void)ctx;
   double s = 0.0;
   for (int64_t i = 0; i < n; i++) s += x[i] * y[i];
@@ -108,9 +108,9 @@ static coal_status host_cg_dot(coal_ctx ctx, int64_t n, const double *x, const d
   return COAL_SUCCESS;
 }
 
-static coal_status host_cg_update_xr(coal_ctx ctx, int64_t n, double *sc, int par, double *x,
-                                     double *r, const double *p, const double *q,
-                                     const double *dinv) {
+coal_status coal_blas_cg_update_xr_host(coal_ctx ctx, int64_t n, double *sc, int par, double *x,
+                                        double *r, const double *p, const double *q,
+                                        const double *dinv) {
   (void)ctx;
   double alpha = sc[COAL_CG_RZ + par] / sc[COAL_CG_PQ];
   double rz = 0.0, rr = 0.0;
@@ -126,15 +126,15 @@ static coal_status host_cg_update_xr(coal_ctx ctx, int64_t n, double *sc, int pa
   return COAL_SUCCESS;
 }
 
-static coal_status host_cg_update_p(coal_ctx ctx, int64_t n, const double *sc, int par, double *p,
-                                    const double *r, const double *dinv) {
+coal_status coal_blas_cg_update_p_host(coal_ctx ctx, int64_t n, const double *sc, int par,
+                                       double *p, const double *r, const double *dinv) {
   (void)ctx;
   double beta = sc[COAL_CG_RZ + 1 - par] / sc[COAL_CG_RZ + par];
   for (int64_t i = 0; i < n; i++) p[i] = (dinv ? dinv[i] : 1.0) * r[i] + beta * p[i];
   return COAL_SUCCESS;
 }
 
-static coal_status host_jacobi(coal_mat A, double *dinv, int64_t *bad) {
+coal_status coal_blas_jacobi_host(coal_mat A, double *dinv, int64_t *bad) {
   COAL_CALL(coal_mat_host(A));
   const double *v = (const double *)A->values;
   *bad = -1;
@@ -149,9 +149,9 @@ static coal_status host_jacobi(coal_mat A, double *dinv, int64_t *bad) {
   return COAL_SUCCESS;
 }
 
-static coal_status host_resid_dd(coal_mat A, int64_t k, const double *B, coal_layout lb,
-                                 int64_t ldb, const double *X, coal_layout lx, int64_t ldx,
-                                 double *R) {
+coal_status coal_blas_resid_dd_host(coal_mat A, int64_t k, const double *B, coal_layout lb,
+                                    int64_t ldb, const double *X, coal_layout lx, int64_t ldx,
+                                    double *R) {
   COAL_CALL(coal_mat_host(A));
   const double *v = (const double *)A->values;
   const int bcol = lb == COAL_COL_MAJOR, xcol = lx == COAL_COL_MAJOR;
@@ -201,9 +201,9 @@ static void row_times(int64_t p, int64_t q, const double *x, const double *C, do
   }
 }
 
-static coal_status host_bcg_gram(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
-                                 const double *Q, const double *R, const double *dinv, double *S,
-                                 double *G, double *PP, double *PR) {
+coal_status coal_blas_bcg_gram_host(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *P,
+                                    const double *Q, const double *R, const double *dinv, double *S,
+                                    double *G, double *PP, double *PR) {
   (void)ctx, (void)S;
   zero(G, s * s), zero(PP, s * s), zero(PR, s * m);
   for (int64_t i = 0; i < n; i++) {
@@ -215,14 +215,16 @@ static coal_status host_bcg_gram(coal_ctx ctx, int64_t n, int64_t s, int64_t m, 
 }
 
 /* Rows of at most this many columns are updated through a stack buffer; wider blocks update R
- * by host_gemm first (no allocation either way). */
+ * by coal_blas_gemm_host first (no allocation either way). */
 #define BCG_ROW 256
 
-static coal_status host_bcg_update(coal_ctx ctx, int64_t n, int64_t s, int64_t m, const double *Q,
-                                   const double *C, double *R, const double *dinv, double *Z,
-                                   double *nrm2, double *QZ, double *RZ) {
+coal_status coal_blas_bcg_update_host(coal_ctx ctx, int64_t n, int64_t s, int64_t m,
+                                      const double *Q, const double *C, double *R,
+                                      const double *dinv, double *Z, double *nrm2, double *QZ,
+                                      double *RZ) {
   (void)Z;
-  if (m > BCG_ROW && s > 0) COAL_CALL(host_gemm(ctx, n, s, m, -1.0, Q, s, C, m, 1.0, R, m));
+  if (m > BCG_ROW && s > 0)
+    COAL_CALL(coal_blas_gemm_host(ctx, n, s, m, -1.0, Q, s, C, m, 1.0, R, m));
   double t[BCG_ROW];
   zero(nrm2, m), zero(QZ, s * m);
   if (RZ) zero(RZ, m * m);
@@ -241,10 +243,10 @@ static coal_status host_bcg_update(coal_ctx ctx, int64_t n, int64_t s, int64_t m
   return COAL_SUCCESS;
 }
 
-static coal_status host_bcg_dir(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int64_t q,
-                                const double *X1, const double *d, const double *C1,
-                                const double *X2, const double *C2, double *Y, const double *C3,
-                                double *X3) {
+coal_status coal_blas_bcg_dir_host(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2, int64_t q,
+                                   const double *X1, const double *d, const double *C1,
+                                   const double *X2, const double *C2, double *Y, const double *C3,
+                                   double *X3) {
   (void)ctx;
   for (int64_t i = 0; i < n && q > 0; i++) {
     double *y = Y + i * q;
@@ -269,24 +271,3 @@ static coal_status host_bcg_dir(coal_ctx ctx, int64_t n, int64_t p1, int64_t p2,
   }
   return COAL_SUCCESS;
 }
-
-const coal_blas_ops coal_blas_host = {
-    .gram = host_gram,
-    .gemm = host_gemm,
-    .dscale = host_dscale,
-    .copy_cols = host_copy_cols,
-    .eig_resid = host_eig_resid,
-    .cg_dot = host_cg_dot,
-    .cg_update_xr = host_cg_update_xr,
-    .cg_update_p = host_cg_update_p,
-    .jacobi = host_jacobi,
-    .resid_dd = host_resid_dd,
-    .bcg_gram = host_bcg_gram,
-    .bcg_update = host_bcg_update,
-    .bcg_dir = host_bcg_dir,
-    .bcg_spmm_gram = NULL, /* the solver calls coal_spmm and bcg_gram */
-    .vec_axpbypcz = coal_host_vec_axpbypcz,
-    .vec_pointwise = coal_host_vec_pointwise,
-    .vec_dots = coal_host_vec_dots,
-    .vec_norms = coal_host_vec_norms,
-};

@@ -1,11 +1,11 @@
 /* Host twins of the single-vector operations (kernels/blas.h, vec_*): plain loops, sums in
  * double in index order. They define the results the CUDA versions are tested against. */
-#include "blas_vec.h"
+#include "../blas.h"
 
 #include <math.h>
 
-coal_status coal_host_vec_axpbypcz(coal_ctx ctx, int64_t n, double a, const double *x, double b,
-                                   const double *y, double c, double *z, double d) {
+coal_status coal_blas_vec_axpbypcz_host(coal_ctx ctx, int64_t n, double a, const double *x,
+                                        double b, const double *y, double c, double *z, double d) {
   (void)ctx;
   /* x, y and z may be one array: entry i is read before it is written */
   for (int64_t i = 0; i < n; i++) {
@@ -17,8 +17,8 @@ coal_status coal_host_vec_axpbypcz(coal_ctx ctx, int64_t n, double a, const doub
   return COAL_SUCCESS;
 }
 
-coal_status coal_host_vec_pointwise(coal_ctx ctx, int64_t n, int op, const double *x,
-                                    const double *y, double *w) {
+coal_status coal_blas_vec_pointwise_host(coal_ctx ctx, int64_t n, int op, const double *x,
+                                         const double *y, double *w) {
   COAL_CHECK(ctx, op == COAL_VEC_MULT || op == COAL_VEC_DIV, COAL_ERR_ARG,
              "vec_pointwise: unknown op %d", op);
   if (op == COAL_VEC_MULT)
@@ -28,8 +28,8 @@ coal_status coal_host_vec_pointwise(coal_ctx ctx, int64_t n, int op, const doubl
   return COAL_SUCCESS;
 }
 
-coal_status coal_host_vec_dots(coal_ctx ctx, int64_t n, int64_t k, const double *x,
-                               const double *const *ys, double *out) {
+coal_status coal_blas_vec_dots_host(coal_ctx ctx, int64_t n, int64_t k, const double *x,
+                                    const double *const *ys, double *out) {
   (void)ctx;
   for (int64_t j = 0; j < k; j++) {
     const double *y = ys[j];
@@ -40,7 +40,8 @@ coal_status coal_host_vec_dots(coal_ctx ctx, int64_t n, int64_t k, const double 
   return COAL_SUCCESS;
 }
 
-coal_status coal_host_vec_norms(coal_ctx ctx, int64_t n, const double *x, double s, double *out) {
+coal_status coal_blas_vec_norms_host(coal_ctx ctx, int64_t n, const double *x, double s,
+                                     double *out) {
   (void)ctx;
   double s1 = 0.0, s2 = 0.0, m = 0.0;
   for (int64_t i = 0; i < n; i++) {

@@ -226,7 +226,7 @@ coal_status coal_spgemm_tile_stats_host(coal_ctx ctx, const coal_tile *A, const 
   return COAL_SUCCESS;
 }
 
-/* ---- host backend operations ------------------------------------------------------------------
+/* ---- the host instance's spgemm entries --------------------------------------------------------
  */
 static void host_release(coal_spgemm p) {
   if (p->tb != p->ta) coal_tile_free(p->tb);
@@ -286,26 +286,20 @@ static coal_status host_tile_stats(coal_spgemm p) {
   return coal_spgemm_tile_stats_host(p->ctx, p->ta, p->tb, p->tc, p->dense_threshold, &p->stats);
 }
 
-/* The host table serves both algorithms: TILE here, ROWS in spgemm_gustavson.c. */
-static coal_status dispatch_symbolic(coal_spgemm p) {
+/* The host instance's spgemm entries serve both algorithms: TILE here, ROWS in
+ * spgemm_gustavson.c. */
+coal_status coal_spgemm_symbolic_host(coal_spgemm p) {
   return p->algo == COAL_SPGEMM_ROWS ? coal_spgemm_rows_host_symbolic(p) : host_symbolic(p);
 }
-static coal_status dispatch_numeric(coal_spgemm p, int download) {
+coal_status coal_spgemm_numeric_host(coal_spgemm p, int download) {
   return p->algo == COAL_SPGEMM_ROWS ? coal_spgemm_rows_host_numeric(p) : host_numeric(p, download);
 }
-static coal_status dispatch_stats(coal_spgemm p) {
+coal_status coal_spgemm_stats_host(coal_spgemm p) {
   return p->algo == COAL_SPGEMM_ROWS ? COAL_SUCCESS : host_tile_stats(p);
 }
-static void dispatch_release(coal_spgemm p) {
+void coal_spgemm_release_host(coal_spgemm p) {
   if (p->algo == COAL_SPGEMM_ROWS)
     coal_spgemm_rows_host_release(p);
   else
     host_release(p);
 }
-
-const coal_spgemm_ops coal_spgemm_host = {
-    .symbolic = dispatch_symbolic,
-    .numeric = dispatch_numeric,
-    .tile_stats = dispatch_stats,
-    .release = dispatch_release,
-};

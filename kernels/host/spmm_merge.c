@@ -6,7 +6,7 @@
  * columns, a row end stores alpha*sums + beta*Y[row, :] and clears them. What is left when
  * the part ends is its carry-out (last row, k partial sums); a fix-up pass adds alpha*carry
  * to those rows after all parts, as the GPU's second kernel does. Sums are kept in double. */
-#include "../../src/backend.h"
+#include "../spmv.h" /* the merge-path partition */
 #include "../spmm.h"
 
 #include <string.h>

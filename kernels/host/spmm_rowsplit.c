@@ -3,7 +3,6 @@
  * indices and values 32 at a time (a lane each), then broadcasts them one by one (shuffle)
  * while every lane reads its column of the broadcast row of X and accumulates. The twin
  * walks the same tiles and chunks; sums are kept in double and rounded once when stored. */
-#include "../../src/backend.h"
 #include "../spmm.h"
 
 #define RS_WARP 32

@@ -9,7 +9,6 @@
  * The twin runs the groups, columns, slots and sub-blocks in that order. Products and
  * segment sums are kept in double; each update of Y (an atomic on the GPU) is rounded to the
  * matrix dtype. */
-#include "../../src/backend.h"
 #include "../spmm.h"
 
 #define SW_DEFINE(T, S)                                                                            \

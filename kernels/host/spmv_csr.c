@@ -1,6 +1,6 @@
 /* Host twin of the CSR vector kernel: a plain row loop. Products are accumulated in double
  * for both dtypes; the result is rounded once to the matrix dtype when stored. */
-#include "../../src/backend.h"
+#include "../spmv.h"
 
 /* Row i's running sum starts at START, adds a_ij x_j in stored (column) order, and y[i] = STORE
  * (an expression of `sum`). */

@@ -8,7 +8,7 @@
  * Gather (A->flt, lanes = rows of A): y = beta*y on the split rows first; a lane of a
  * COMPLETE block holds its whole row and stores alpha*sum + beta*y, a lane of any other block
  * adds alpha*(its partial sum) to y[row]. */
-#include "../../src/backend.h"
+#include "../spmv.h"
 
 #define FL_SCATTER(T)                                                                              \
   do {                                                                                             \

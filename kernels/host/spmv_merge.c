@@ -4,7 +4,7 @@
  * COAL_MERGE_ITEMS items, as the GPU cuts it into CTAs. Each part walks its items, stores
  * the rows it ends and leaves a carry-out (its last row and the partial sum of that row);
  * a fix-up pass then adds alpha*carry to those rows. Sums are kept in double. */
-#include "../../src/backend.h"
+#include "../spmv.h"
 
 void coal_merge_path_search(int64_t diagonal, const int32_t *row_end, int32_t nrows, int64_t nnz,
                             int32_t *row_out, int64_t *nz_out) {

@@ -107,7 +107,7 @@ PetscErrorCode swift_republish(Mat B, const char *from, const char *to, PetscBoo
 PetscErrorCode swift_ws_reserve(coal_ctx ctx, swift_ws *w, size_t xbytes, size_t ybytes) {
   PetscFunctionBegin;
   if (coal_ctx_backend(ctx) != COAL_BACKEND_CUDA) PetscFunctionReturn(0);
-  const coal_backend_ops *ops = coal_ops(ctx);
+  const coal_mem_ops *ops = &coal_backend(ctx)->mem;
   if (xbytes > w->xcap) {
     if (w->x) ops->release(ctx, w->x);
     w->x = NULL, w->xcap = 0;
@@ -125,8 +125,8 @@ PetscErrorCode swift_ws_reserve(coal_ctx ctx, swift_ws *w, size_t xbytes, size_t
 
 void swift_ws_free(coal_ctx ctx, swift_ws *w) {
   if (ctx && coal_ctx_backend(ctx) == COAL_BACKEND_CUDA) {
-    if (w->x) coal_ops(ctx)->release(ctx, w->x);
-    if (w->y) coal_ops(ctx)->release(ctx, w->y);
+    if (w->x) coal_backend(ctx)->mem.release(ctx, w->x);
+    if (w->y) coal_backend(ctx)->mem.release(ctx, w->y);
   }
   memset(w, 0, sizeof *w);
 }
@@ -141,12 +141,13 @@ typedef struct {
   void *ptr;
   size_t bytes;
   PetscBool ok;
+  void (*unregister)(void *p); /* the backend's mem.host_unregister, for the destructor */
 } swift_pin_rec;
 
 static PetscErrorCode pin_destroy(void *p) {
   swift_pin_rec *r = (swift_pin_rec *)p;
   PetscFunctionBegin;
-  if (r->ok) coal_cuda_host_unregister(r->ptr);
+  if (r->ok) r->unregister(r->ptr);
   PetscCall(PetscFree(r));
   PetscFunctionReturn(0);
 }
@@ -176,7 +177,11 @@ PetscErrorCode swift_pin(coal_ctx ctx, Vec v, const void *array, size_t bytes, P
   swift_pin_rec *r;
   PetscCall(PetscNew(&r));
   r->ptr = (void *)array, r->bytes = bytes;
-  r->ok = coal_cuda_host_register(ctx, r->ptr, bytes) == COAL_SUCCESS ? PETSC_TRUE : PETSC_FALSE;
+  const coal_mem_ops *mem = &coal_backend(ctx)->mem;
+  r->unregister = mem->host_unregister;
+  r->ok = mem->host_register && mem->host_register(ctx, r->ptr, bytes) == COAL_SUCCESS
+              ? PETSC_TRUE
+              : PETSC_FALSE;
   if (!r->ok)
     PetscCall(PetscInfo(v, "coalesce: array not page-locked: %s\n", coal_ctx_last_error(ctx)));
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
@@ -209,7 +214,7 @@ PetscErrorCode swift_apply(coal_mat A, swift_ws *w, const PetscScalar *x, const 
   }
   /* Debian's PETSc has no device support, so its GPU counters do not exist: the copies are
    * timed by the SwiftCopyIn / SwiftCopyOut events and the flops logged as CPU flops. */
-  const coal_backend_ops *ops = coal_ops(ctx);
+  const coal_mem_ops *ops = &coal_backend(ctx)->mem;
   PetscBool pinned;
   PetscCall(swift_ws_reserve(ctx, w, xb, yb));
   PetscCall(swift_pin(ctx, vx, x, xb, &pinned));
@@ -246,12 +251,12 @@ PetscErrorCode swift_apply_block(coal_mat A, swift_ws *w, PetscInt k, const Pets
     /* device copies are tight column-major blocks */
     PetscCall(PetscLogEventBegin(coal_swift_ev.copy_in, 0, 0, 0, 0));
     if (ldx == n) {
-      SWIFT_CALL(ctx, coal_ops(ctx)->upload(ctx, w->x, X, xb));
+      SWIFT_CALL(ctx, coal_backend(ctx)->mem.upload(ctx, w->x, X, xb));
     } else {
       for (PetscInt j = 0; j < k; j++)
-        SWIFT_CALL(ctx, coal_ops(ctx)->upload(ctx, (PetscScalar *)w->x + (size_t)j * (size_t)n,
-                                              X + (size_t)j * (size_t)ldx,
-                                              sizeof(PetscScalar) * (size_t)n));
+        SWIFT_CALL(ctx, coal_backend(ctx)->mem.upload(
+                            ctx, (PetscScalar *)w->x + (size_t)j * (size_t)n,
+                            X + (size_t)j * (size_t)ldx, sizeof(PetscScalar) * (size_t)n));
     }
     PetscCall(PetscLogEventEnd(coal_swift_ev.copy_in, 0, 0, 0, 0));
   }
@@ -275,12 +280,12 @@ PetscErrorCode swift_apply_block(coal_mat A, swift_ws *w, PetscInt k, const Pets
   if (cuda) {
     PetscCall(PetscLogEventBegin(coal_swift_ev.copy_out, 0, 0, 0, 0));
     if (ldy == m) {
-      SWIFT_CALL(ctx, coal_ops(ctx)->download(ctx, Y, w->y, yb));
+      SWIFT_CALL(ctx, coal_backend(ctx)->mem.download(ctx, Y, w->y, yb));
     } else {
       for (PetscInt j = 0; j < k; j++)
-        SWIFT_CALL(ctx, coal_ops(ctx)->download(ctx, Y + (size_t)j * (size_t)ldy,
-                                                (PetscScalar *)w->y + (size_t)j * (size_t)m,
-                                                sizeof(PetscScalar) * (size_t)m));
+        SWIFT_CALL(ctx, coal_backend(ctx)->mem.download(ctx, Y + (size_t)j * (size_t)ldy,
+                                                        (PetscScalar *)w->y + (size_t)j * (size_t)m,
+                                                        sizeof(PetscScalar) * (size_t)m));
     }
     PetscCall(PetscLogEventEnd(coal_swift_ev.copy_out, 0, 0, 0, 0));
   }
@@ -300,7 +305,8 @@ static PetscErrorCode swift_apply_dev(coal_mat A, Vec x, Vec y, Vec z) {
     const double *yd;
     PetscCall(swift_vec_dev_read(y, &yd));
     PetscCall(swift_vec_dev_write(z, PETSC_FALSE, &zd));
-    if (m > 0) SWIFT_CALL(ctx, coal_ops(ctx)->copy(ctx, zd, yd, sizeof(double) * (size_t)m));
+    if (m > 0)
+      SWIFT_CALL(ctx, coal_backend(ctx)->mem.copy(ctx, zd, yd, sizeof(double) * (size_t)m));
   } else {
     PetscCall(swift_vec_dev_write(z, y ? PETSC_TRUE : PETSC_FALSE, &zd));
   }
