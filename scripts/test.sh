@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs every test suite this machine can run:
-#   - host suite (warnings as errors), cuda suite (skips itself without a GPU), petsc suite
-#     (the PETSc plugin; PETSc and SLEPc from the distribution's packages),
+#   - host suite (warnings as errors), cuda suite (built with CUDA only; skips itself without a
+#     GPU), petsc suite (the PETSc plugin; PETSc and SLEPc from the distribution's packages),
 #   - host suite again under AddressSanitizer + UndefinedBehaviorSanitizer,
 #   - a short libFuzzer run of the Matrix Market reader (FUZZ_SECONDS, default 60).
 # Set COALESCE_MATRICES to use another folder of SuiteSparse matrices.
