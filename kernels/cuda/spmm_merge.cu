@@ -251,10 +251,8 @@ coal_status merge(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bvec X
    * the GPU has target CTAs; a group then walks fewer items */
   const int64_t target = (int64_t)ctx->cuda->sm_count * 16;
   while (w > 4 && (int64_t)a.nctas * ((a.k + w * v - 1) / (w * v)) < target) w /= 2;
-  const int wk = coal_spmm_tune_knob[COAL_SPMM_TUNE_MG_W];
-  if (wk) w = pow2_clamp(wk, 1, 32);
   int64_t ny = (a.k + w * v - 1) / (w * v), want = (target + a.nctas - 1) / a.nctas;
-  if (!wk) ny = ny < want ? ny : want;
+  ny = ny < want ? ny : want;
   a.ny = (unsigned)(ny < 1 ? 1 : ny < 65535 ? ny : 65535);
   a.yvec = v > 1 && vec_width(Y, sizeof(T)) >= v;
   coal_status st;

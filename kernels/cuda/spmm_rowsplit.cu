@@ -388,7 +388,6 @@ coal_status launch_cols(coal_ctx ctx, rs_args &a) {
     b.tiles = NT, b.ny = 1, b.fused = false;
     if ((int64_t)grid < target && ntiles > 1)
       b.tiles = 1, b.ny = rs_column_spread(target, grid, ntiles);
-    if (coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_SLICE] == 1) b.tiles = 1, b.ny = (unsigned)ntiles;
     launch_kernel<T, W, V, NT, XROW, 8, 1, true>(ctx, b, grid);
   }
   COAL_CUDA_LAUNCH_CHECK(ctx);
@@ -506,7 +505,6 @@ coal_status rowsplit(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bve
     return coal_spmm_long_rows_cuda(A, d, a.lmax, 1, alpha, X, Y);
   }
   int v = xrow ? vec_width(X, es) : 1;
-  if (coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_VEC] == 1) v = 1;
   while (v > 1 && a.k / v < 4) v /= 2; /* at least 4 lanes of work per row */
   int w = pow2_clamp((a.k + v - 1) / v, 4, 32);
   if (coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_W])
