@@ -20,6 +20,7 @@
  * device-to-device copy bandwidth. */
 #include "backend.h"
 #include "bench.h"
+#include "cuda/spmm_tune.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -190,7 +191,7 @@ static const variant shared_variants[] = {
 enum { SH_RS = 3, SH_MG = 4, SH_SW = 5, SH_AUTO_ROW = 6, SH_AUTO_COL = 8 };
 #define NSHARED ((int)(sizeof shared_variants / sizeof shared_variants[0]))
 
-/* The variant's tuning knobs (0 = default for those it does not set). */
+/* The variant's tuning knobs on the probe's context (0 = default for those it does not set). */
 static void set_knobs(const variant *va) {
   /* line -1: the matrix's lines in one plane at a time */
   const int kv[][2] = {{COAL_SPMM_TUNE_RS_ROWS, va->rows},
@@ -206,7 +207,8 @@ static void set_knobs(const variant *va) {
                        {COAL_SPMM_TUNE_RS_NP, va->np},
                        {COAL_SPMM_TUNE_RS_LINE, va->line < 0 ? 0 : va->line},
                        {COAL_SPMM_TUNE_RS_PLANE, va->line < 0 ? 1 : 0}};
-  for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) coal_spmm_cuda_tune(kv[i][0], kv[i][1]);
+  for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++)
+    coal_spmm_cuda_tune(ctx, kv[i][0], kv[i][1]);
 }
 
 static int cmp_dbl(const void *a, const void *b) {

@@ -60,38 +60,6 @@ coal_status coal_cusparse_spmm_create(coal_mat A, int alg, int64_t k, coal_layou
 coal_status coal_cusparse_spmm_run(coal_cusparse_spmm *h, double alpha, double beta);
 void coal_cusparse_spmm_destroy(coal_cusparse_spmm *h);
 
-/* Tuning knobs of the CUDA SpMM kernels, for measurements (bench/spmm_probe.c): process-wide,
- * value 0 = the default. RS_ROWS = r: each row-split group walks r rows (interleaved over the
- * CTA's groups; default 4 on large matrices, 1 on small ones); RS_W, RS_UB, RS_S, MG_UB: see the
- * enum. A host-only build answers COAL_ERR_NOT_COMPILED. */
-enum {
-  COAL_SPMM_TUNE_RS_ROWS = 0, /* rows walked per group (0: chosen at launch) */
-  COAL_SPMM_TUNE_RS_W = 1,    /* lanes per row (0: chosen at launch) */
-  COAL_SPMM_TUNE_RS_UB = 2, /* 8: small matrices keep 8 elements of X in flight per lane, not 16 */
-  COAL_SPMM_TUNE_RS_S = 3,  /* sub-groups sharing a row on small matrices, 1..8 (0: chosen) */
-  COAL_SPMM_TUNE_MG_UB = 4, /* merge-based elements of X in flight per lane, 8 or 16 (0: 16
-                               for k <= 32, else 8) */
-  COAL_SPMM_TUNE_RS_LINE = 5,   /* row-split grid-line stride: 1 none, >= 2 this one at any k,
-                                   also on small matrices (0: the matrix's, on large matrices at
-                                   k >= 32, coal_mat_line_stride_compute) */
-  COAL_SPMM_TUNE_RS_PLANE = 6,  /* row-split grid-plane stride: 1 none, >= 2 this one (with a
-                                   forced line stride only, any k), 0: the matrix's (k <= 64) */
-  COAL_SPMM_TUNE_RS_LONG = 7,   /* row-split rows longer than this many entries get a CTA each
-                                   (>= 2), 1: none (0: the default threshold) */
-  COAL_SPMM_TUNE_RS_OCC = 8,    /* row-split's large launch at 5 CTAs per SM: 1 never, 2 always
-                                   (0: rows of mean < 8) */
-  COAL_SPMM_TUNE_RS_FUSE = 9,   /* row-split long rows in the small launch's own CTAs: 1 never
-                                   (a second launch), 0: when every long row is one segment */
-  COAL_SPMM_TUNE_RS_WAVES = 10, /* small launches: 1 sub-groups from the longest row only, 0:
-                                   fewer where they would need more waves of CTAs */
-  COAL_SPMM_TUNE_RS_ROW64 = 11, /* row-split's large launch (not at 5 CTAs per SM) with 64-bit
-                                   row numbers: 1 always, 2 never, 0: except at W = 8 */
-  COAL_SPMM_TUNE_RS_NP = 12,    /* row-split's tiles of lines: planes a CTA takes at once, 2,
-                                   4 or 8 (0: 4 for rows of mean >= 8, else 2) */
-  COAL_SPMM_TUNE_NKNOBS = 13
-};
-coal_status coal_spmm_cuda_tune(int what, int value);
-
 #ifdef __cplusplus
 }
 #endif

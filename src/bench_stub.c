@@ -1,5 +1,6 @@
 /* Host-only build: benchmark timing on the host clock; the cuSPARSE reference is absent. */
 #include "../kernels/bench.h"
+#include "../kernels/cuda/spmm_tune.h"
 #include "backend.h"
 
 #include <time.h>
@@ -66,8 +67,8 @@ coal_status coal_cusparse_spmm_run(coal_cusparse_spmm *h, double alpha, double b
   return COAL_ERR_NOT_COMPILED;
 }
 void coal_cusparse_spmm_destroy(coal_cusparse_spmm *h) { (void)h; }
-coal_status coal_spmm_cuda_tune(int what, int value) {
-  (void)what, (void)value;
+coal_status coal_spmm_cuda_tune(coal_ctx ctx, int what, int value) {
+  (void)ctx, (void)what, (void)value;
   return COAL_ERR_NOT_COMPILED;
 }
 

@@ -8,6 +8,7 @@
 #include <cusparse.h>
 
 #include "../../src/backend.h"
+#include "spmm_tune.h"
 
 /* Merge-path partition size, shared with the host twin (kernels/spmv.h defines them; the
  * guards only matter while that header is being written). */
@@ -38,6 +39,9 @@
 #define COAL_FLT_TASK_ROUNDS 32
 /* Bit 31 of a gather task entry: the task's lanes accumulate with atomics. */
 #define COAL_FLT_TASK_ATOMIC 0x80000000u
+/* Instantiations of row-split's small kernel whose occupancy the context keeps: 2 value types
+ * x 4 group widths x 3 vector widths x 2 layouts of X. */
+#define COAL_CUDA_RS_RESIDENT_SLOTS 48
 
 struct coal_cuda_ctx {
   int device;
@@ -65,7 +69,16 @@ struct coal_cuda_ctx {
    * boundary of the row-wise SpGEMM's symbolic pass (the probe waits for the stream and reads a
    * clock there). NULL unless a probe sets it on its own context. */
   void (*spgemm_trace)(coal_ctx ctx, const char *phase);
+  /* SpMM tuning knobs (kernels/cuda/spmm_tune.h, coal_spmm_cuda_tune): 0 = the production
+   * rule; only the probes and the tests set them, on their own contexts. */
+  int spmm_tune[COAL_SPMM_TUNE_NKNOBS];
+  /* CTAs of each instantiation of row-split's small kernel resident per SM on this device
+   * (kernels/cuda/spmm_rowsplit.cu, small_resident): 0 until queried. */
+  int spmm_rs_resident[COAL_CUDA_RS_RESIDENT_SLOTS];
 };
+
+/* Knob `what` of ctx's SpMM kernels (0: the production rule). */
+static inline int coal_spmm_knob(coal_ctx ctx, int what) { return ctx->cuda->spmm_tune[what]; }
 
 /* Device arrays mirroring a host coal_fastload (same meaning, same lengths), plus the gather
  * kernel's schedule, built once by coal_cuda_fastload_upload. */
@@ -252,10 +265,6 @@ coal_status coal_cu_vec_pointwise(coal_ctx ctx, int64_t n, int op, const double 
 coal_status coal_cu_vec_dots(coal_ctx ctx, int64_t n, int64_t k, const double *x,
                              const double *const *ys, double *out);
 coal_status coal_cu_vec_norms(coal_ctx ctx, int64_t n, const double *x, double s, double *out);
-
-/* Process-wide tuning of the CUDA SpMM kernels for the measurement driver (kernels/bench.h,
- * coal_spmm_cuda_tune); 0 = default. */
-extern int coal_spmm_tune_knob[];
 
 #ifdef __CUDACC__
 /* Matrix data is read exactly once per product: cache-streaming loads (ld.global.cs, evict-first

@@ -197,7 +197,7 @@ void launch_ub(coal_ctx ctx, const mg_args &a) {
  * (16 faster up to k = 32, 8 at k = 128: bench/RESULTS.md, rule mg-ub). The MG_UB knob (8 or
  * 16) overrides. */
 template <typename T, int W, int V, bool XROW> coal_status launch(coal_ctx ctx, const mg_args &a) {
-  const int knob = coal_spmm_tune_knob[COAL_SPMM_TUNE_MG_UB];
+  const int knob = coal_spmm_knob(ctx, COAL_SPMM_TUNE_MG_UB);
   const int ub = knob == 8 || knob == 16 ? knob : a.k <= 32 ? 16 : 8;
   if (XROW && V > 1 && ub == 16)
     launch_ub<T, W, V, XROW, 16>(ctx, a);
