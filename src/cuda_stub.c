@@ -194,10 +194,6 @@ static coal_status nc_spgemm_numeric(coal_spgemm p, int download) {
 }
 static coal_status nc_spgemm_stats(coal_spgemm p) { return NC(p->ctx); }
 static void nc_spgemm_release(coal_spgemm p) { (void)p; }
-coal_status coal_spgemm_rows_set_trace(coal_ctx ctx, void (*fn)(coal_ctx, const char *)) {
-  (void)fn;
-  return NC(ctx);
-}
 coal_status coal_spgemm_rows_symbolic(coal_spgemm p) { return NC(p->ctx); }
 coal_status coal_spgemm_rows_numeric(coal_spgemm p) { return NC(p->ctx); }
 void coal_spgemm_rows_release(coal_spgemm p) { (void)p; }

@@ -65,10 +65,6 @@ struct coal_cuda_ctx {
    * (COALESCE_POOL_KEEP_MB), handed back when a cudaMalloc runs out. NULL where the device
    * has no memory pools (plain cudaMalloc then). */
   cudaMemPool_t pool;
-  /* Probe hook (bench/spgemm_probe.c): when set, called with a phase name at each phase
-   * boundary of the row-wise SpGEMM's symbolic pass (the probe waits for the stream and reads a
-   * clock there). NULL unless a probe sets it on its own context. */
-  void (*spgemm_trace)(coal_ctx ctx, const char *phase);
   /* SpMM tuning knobs (kernels/cuda/spmm_tune.h, coal_spmm_cuda_tune): 0 = the production
    * rule; only the probes and the tests set them, on their own contexts. */
   int spmm_tune[COAL_SPMM_TUNE_NKNOBS];
