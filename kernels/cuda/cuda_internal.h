@@ -265,16 +265,7 @@ coal_status coal_cu_vec_norms(coal_ctx ctx, int64_t n, const double *x, double s
 #ifdef __CUDACC__
 /* Matrix data is read exactly once per product: cache-streaming loads (ld.global.cs, evict-first
  * in L1 and L2) so that x, which is gathered repeatedly, keeps its place in L2. */
-#ifndef COAL_CUDA_STREAM_LOADS
-#define COAL_CUDA_STREAM_LOADS 1 /* 0: plain read-only loads (__ldg), for comparison */
-#endif
-template <typename T> __device__ __forceinline__ T coal_ld_stream(const T *p) {
-#if COAL_CUDA_STREAM_LOADS
-  return __ldcs(p);
-#else
-  return __ldg(p);
-#endif
-}
+template <typename T> __device__ __forceinline__ T coal_ld_stream(const T *p) { return __ldcs(p); }
 /* Read-only path for x and other reused data. */
 template <typename T> __device__ __forceinline__ T coal_ld_ro(const T *p) { return __ldg(p); }
 
