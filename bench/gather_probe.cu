@@ -10,7 +10,7 @@
 //                                                           most used first: best locality)
 //   gather-seq    sum of val[p] * x[p % n]                 (x read in order: no gather cost)
 // Matrix: coal_gen_powerlaw(2^20 rows, mean 12, gamma 2.5, seed 1), as `coalesce bench spmv`.
-// Built with CUDA as build-gpu/gather_probe (not installed); run it on a GPU machine.
+// Built with CUDA and -Dprobes=true as build/bench/gather_probe (not installed).
 #include <cusparse.h>
 
 #include "probe_powerlaw.h"

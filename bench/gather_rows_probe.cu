@@ -12,7 +12,7 @@
 //   gather-seq    sum of val[p] * X[q % n, :], q = p / 16       (X read in order, one row a
 //                                                                chunk: after the first, from L1)
 // Matrix: coal_gen_powerlaw(2^20 rows, mean 12, gamma 2.5, seed 1), as `coalesce bench spmm`.
-// Built with CUDA as build-gpu/gather_rows_probe (not installed); run it on a GPU machine.
+// Built with CUDA and -Dprobes=true as build/bench/gather_rows_probe (not installed).
 #include <cusparse.h>
 
 #include "probe_powerlaw.h"

@@ -7,8 +7,8 @@
 //  3. The streaming skeleton of bcg_update: 4 n x 32 blocks in, 3 out, 32-row tiles through
 //     shared memory with cp.async, STAGES tiles in flight per CTA, no arithmetic beyond a copy,
 //     against a plain device copy. GB/s over the bytes moved.
-// Median of 30 runs after 5 warm-ups, CUDA events. Not part of the build; on a GPU machine:
-//   nvcc -O2 -arch=sm_90 bench/mma_probe.cu -o mma_probe && ./mma_probe
+// Median of 30 runs after 5 warm-ups, CUDA events. Built with -Dprobes=true as
+// build/bench/mma_probe; the m16n8kK shapes need sm_90 (on older GPUs only m8n8k4 is run).
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
@@ -21,31 +21,62 @@
 #include <vector>
 
 /* ---- shapes: lane g = lane / 4, t = lane % 4 ------------------------------------------------ */
+/* Device code compiled for a GPU without the shape traps (the host does not launch it there). */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define MMA_SM80 0
+#else
+#define MMA_SM80 1
+#endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#define MMA_SM90 0
+#else
+#define MMA_SM90 1
+#endif
 __device__ __forceinline__ void mma884(double (&d)[2], double a, double b) {
+#if MMA_SM80
   asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
                : "+d"(d[0]), "+d"(d[1])
                : "d"(a), "d"(b));
+#else
+  (void)d, (void)a, (void)b;
+  __trap();
+#endif
 }
 __device__ __forceinline__ void mma1684(double (&d)[4], const double (&a)[2], double b) {
+#if MMA_SM90
   asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5}, {%6}, "
                "{%0,%1,%2,%3};\n"
                : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
                : "d"(a[0]), "d"(a[1]), "d"(b));
+#else
+  (void)d, (void)a, (void)b;
+  __trap();
+#endif
 }
 __device__ __forceinline__ void mma1688(double (&d)[4], const double (&a)[4],
                                         const double (&b)[2]) {
+#if MMA_SM90
   asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
                "{%8,%9}, {%0,%1,%2,%3};\n"
                : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
                : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+#else
+  (void)d, (void)a, (void)b;
+  __trap();
+#endif
 }
 __device__ __forceinline__ void mma16816(double (&d)[4], const double (&a)[8],
                                          const double (&b)[4]) {
+#if MMA_SM90
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, "
                "{%4,%5,%6,%7,%8,%9,%10,%11}, {%12,%13,%14,%15}, {%0,%1,%2,%3};\n"
                : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
                : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]),
                  "d"(a[7]), "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+#else
+  (void)d, (void)a, (void)b;
+  __trap();
+#endif
 }
 
 /* D (16 x 8, row-major) = A (16 x K, row-major) B (K x 8, row-major), one warp. Assumed layouts:
@@ -231,13 +262,22 @@ int main() {
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   printf("%s, %d SMs\n", prop.name, prop.multiProcessorCount);
+  if (prop.major < 8) {
+    printf("fp64 mma needs sm_80 or newer\n");
+    return 77;
+  }
+  const bool sm90 = prop.major >= 9; /* the m16n8kK shapes */
+  if (!sm90) printf("m16n8k4, m16n8k8, m16n8k16: need sm_90, not run\n");
   int bad = 0;
-  for (int K : {0, 4, 8, 16}) bad += check_layout(K);
+  for (int K : {0, 4, 8, 16})
+    if (K == 0 || sm90) bad += check_layout(K);
   const int sms = prop.multiProcessorCount;
   tput<0>(sms);
-  tput<4>(sms);
-  tput<8>(sms);
-  tput<16>(sms);
+  if (sm90) {
+    tput<4>(sms);
+    tput<8>(sms);
+    tput<16>(sms);
+  }
   const int64_t n = (int64_t)1 << 21;
   double *B[7];
   for (int i = 0; i < 7; i++) {

@@ -1,7 +1,7 @@
 // The power-law matrix of the gather probes (gather_probe.cu, gather_rows_probe.cu):
 // coal_gen_powerlaw(2^20 rows, mean 12, gamma 2.5, seed 1), as `coalesce bench spmv` and
 // `coalesce bench spmm` use it, as host CSR arrays with each column's rank by popularity (most
-// used first), and an upload helper. Not part of the library build.
+// used first), and an upload helper.
 #pragma once
 #include "coalesce.h"
 #include "probe_util.h"

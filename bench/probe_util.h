@@ -1,4 +1,4 @@
-// Helpers shared by the standalone GPU probes in bench/ (not part of the build): a checking
+// Helpers shared by the CUDA probes in bench/ (mma_probe.cu, the gather probes): a checking
 // macro for CUDA and cuBLAS calls (both return 0 on success), the median of 30 timed runs after 5
 // warm-ups with CUDA events, and a deterministic fill with values in [-0.5, 0.5).
 #pragma once

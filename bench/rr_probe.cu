@@ -1,9 +1,8 @@
 // Probe for LOBPCG's dense step: the generalized symmetric eigenproblem of order m (60..96 in
 // practice) on the host (LAPACK dsygvd) against the device (cuSOLVER dsygvd and the Jacobi
 // dsygvj), each including what LOBPCG would have to move: upload of the two Gram matrices,
-// download of eigenvalues and eigenvectors. Median of 50 runs after 5 warm-ups. Not part of
-// the build; on a GPU machine:
-//   nvcc -O2 -arch=sm_90 bench/rr_probe.cu -o rr_probe -lcusolver -llapack   (or -lopenblas)
+// download of eigenvalues and eigenvectors. Median of 50 runs after 5 warm-ups. Built with
+// -Dprobes=true as build/bench/rr_probe (with cuSOLVER and LAPACK).
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 

@@ -4,8 +4,10 @@
  * events (coal_bench_time: median of reps, create + destroy of the product and of C, as the
  * benchmark times it), then its pieces (P^T, A*P, P^T*(AP), numeric-only), P^T A P with the
  * smoothed prolongator (I - 2/3 D^-1 A) P as well, then once with the symbolic pass's phase hook
- * (coal_spgemm_rows_set_trace: a stream wait and a clock at each phase boundary, so these phases
- * add up to more than the untraced run).
+ * (a stream wait and a clock at each phase boundary, so these phases add up to more than the
+ * untraced run). The hook is coal_spgemm_trace_phase below (kernels/cuda/spgemm_trace.h): the
+ * probe links its own copy of the row-wise SpGEMM compiled with COAL_SPGEMM_TRACE
+ * (bench/meson.build); outside the traced run it returns at once.
  *
  *   spgemm_probe [N] [ptap|smoothed]   grid N^3 (default 128); ptap: the P^T A P pieces only;
  *                                      smoothed: P^T A P with the smoothed P only
@@ -13,6 +15,7 @@
 #include "backend.h"
 #include "bench.h"
 #include "coalesce.h"
+#include "cuda/spgemm_trace.h"
 #include "spgemm.h"
 
 #include <stdio.h>
@@ -46,12 +49,14 @@ static coal_status run_transpose(void *arg) {
 }
 
 static double t_last;
+static int tracing; /* the hook reports only during the traced run */
 static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
-static void trace(coal_ctx ctx, const char *phase) {
+void coal_spgemm_trace_phase(coal_ctx ctx, const char *phase) {
+  if (!tracing) return;
   (void)coal_ctx_sync(ctx);
   const double t = now();
   printf("    %-14s %8.1f us\n", phase, (t - t_last) * 1e6);
@@ -72,13 +77,13 @@ static void time_case(probe *a, const char *name) {
   coal_spgemm_destroy(&a->prod);
   coal_mat_destroy(&C);
   { /* one traced run */
-    (void)coal_spgemm_rows_set_trace(a->ctx, trace);
+    tracing = 1;
     (void)coal_ctx_sync(a->ctx);
     t_last = now();
     coal_spgemm p = NULL;
     if (coal_spgemm_create_algo(a->type, a->A, a->B, COAL_SPGEMM_ROWS, &p, &C) == COAL_SUCCESS)
-      trace(a->ctx, "numeric");
-    (void)coal_spgemm_rows_set_trace(a->ctx, NULL);
+      coal_spgemm_trace_phase(a->ctx, "numeric");
+    tracing = 0;
     const double t0 = now();
     coal_spgemm_destroy(&p);
     coal_mat_destroy(&C);

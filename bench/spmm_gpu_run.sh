@@ -24,9 +24,13 @@ left() { # seconds for a step: min(wanted, time to the deadline)
 stamp() { echo "[$(($(date +%s) - t_start))s] $*"; }
 rc=0
 if [[ $steps == *build* ]]; then
-  [ -f $B/build.ninja ] || meson setup $B -Dcuda-arch=sm_90 -Dwerror=true \
-    -Dmatrices_dir="$COALESCE_MATRICES" >"$OUT/build.log" 2>&1
-  timeout "$(left 240)" ninja -C $B tests/test_spmm_cuda tests/test_spmv_cuda spmm_probe \
+  if [ -f $B/build.ninja ]; then
+    meson configure $B -Dprobes=true >"$OUT/build.log" 2>&1
+  else
+    meson setup $B -Dcuda-arch=sm_90 -Dwerror=true -Dprobes=true \
+      -Dmatrices_dir="$COALESCE_MATRICES" >"$OUT/build.log" 2>&1
+  fi
+  timeout "$(left 240)" ninja -C $B tests/test_spmm_cuda tests/test_spmv_cuda bench/spmm_probe \
     >>"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
   stamp "build ok"
 fi
@@ -52,13 +56,13 @@ if [[ $steps == *big* ]]; then
   : >"$OUT/probe_big.txt"
   for r in "${runs[@]}"; do
     read -ra a <<<"$r"
-    timeout "$(left 150)" $B/spmm_probe big -m "${a[@]}" >>"$OUT/probe_big.txt" 2>&1 || rc=1
+    timeout "$(left 150)" $B/bench/spmm_probe big -m "${a[@]}" >>"$OUT/probe_big.txt" 2>&1 || rc=1
   done
   grep -E "^==|FAIL|failures|note" "$OUT/probe_big.txt"
   stamp "big done"
 fi
 if [[ $steps == *shared* ]]; then
-  timeout "$(left 90)" $B/spmm_probe shared "$COALESCE_MATRICES" >"$OUT/probe_shared.txt" 2>&1 || rc=1
+  timeout "$(left 90)" $B/bench/spmm_probe shared "$COALESCE_MATRICES" >"$OUT/probe_shared.txt" 2>&1 || rc=1
   grep -E "^cells|FAIL|failures" "$OUT/probe_shared.txt" | head -20
   stamp "shared done"
 fi

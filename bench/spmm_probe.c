@@ -20,6 +20,7 @@
  * device-to-device copy bandwidth. */
 #include "backend.h"
 #include "bench.h"
+#include "cuda/spmm_tune.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -100,26 +101,24 @@ static double rel_err(coal_bvec Y, const double *ref) {
 
 typedef struct {
   const char *name;
-  int layout;    /* 0 col, 1 row */
-  int kern;      /* coal_spmm_kernel, or the cuSPARSE algorithm when cs */
-  int cs;        /* cuSPARSE */
-  int vec, rows; /* tuning knobs */
-  int maxk;      /* skipped above this k (slow layouts), 0 = never */
-  int w;         /* row-split lanes per row (0: default) */
-  int ub;        /* row-split X elements in flight per lane on small matrices (0: default) */
-  int sub;       /* row-split sub-groups per row on small matrices (0: default) */
-  int line;      /* row-split grid-line stride knob (0: the matrix's, 1: none, -1: the matrix's
-                    lines, one plane at a time) */
-  int lng;       /* row-split long-row threshold knob (0: default, 1: no long rows) */
-  int occ;       /* row-split large launch at 5 CTAs per SM (0: default, 1: never, 2: always) */
-  int fuse;      /* row-split long rows in the small launch (0: default, 1: never) */
-  int waves;     /* row-split sub-groups limited by waves of CTAs (0: default, 1: never) */
-  int r64;       /* row-split large launch with 64-bit row numbers (0: default, 1: always,
-                    2: never) */
-  int mgw;       /* merge-based lanes per group, column tiles over gridDim.y (0: default) */
-  int np;        /* row-split planes a CTA takes at once (0: default) */
-  int slice;     /* row-split large launch, one column tile per CTA (0: default) */
-  int optin;     /* a measured-and-dropped experiment: timed only when SPMM_PROBE_ONLY names it */
+  int layout; /* 0 col, 1 row */
+  int kern;   /* coal_spmm_kernel, or the cuSPARSE algorithm when cs */
+  int cs;     /* cuSPARSE */
+  int rows;   /* row-split rows walked per group (0: default) */
+  int maxk;   /* skipped above this k (slow layouts), 0 = never */
+  int w;      /* row-split lanes per row (0: default) */
+  int ub;     /* row-split X elements in flight per lane on small matrices (0: default) */
+  int sub;    /* row-split sub-groups per row on small matrices (0: default) */
+  int line;   /* row-split grid-line stride knob (0: the matrix's, 1: none, -1: the matrix's
+                 lines, one plane at a time) */
+  int lng;    /* row-split long-row threshold knob (0: default, 1: no long rows) */
+  int occ;    /* row-split large launch at 5 CTAs per SM (0: default, 1: never, 2: always) */
+  int fuse;   /* row-split long rows in the small launch (0: default, 1: never) */
+  int waves;  /* row-split sub-groups limited by waves of CTAs (0: default, 1: never) */
+  int r64;    /* row-split large launch with 64-bit row numbers (0: default, 1: always,
+                 2: never) */
+  int np;     /* row-split planes a CTA takes at once (0: default) */
+  int optin;  /* a measured-and-dropped experiment: timed only when SPMM_PROBE_ONLY names it */
 } variant;
 
 /* cuSPARSE first in each layout: its result is the reference of the layout */
@@ -136,11 +135,6 @@ static const variant big_variants[] = {
     {.name = "rs-p2", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .np = 2},
     {.name = "rs-p4", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .np = 4},
     {.name = "rs-p8", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .np = 8, .optin = 1},
-    {.name = "rs-slice", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .slice = 1, .optin = 1},
-    {.name = "mg-w16", .layout = 1, .kern = COAL_SPMM_MERGE, .mgw = 16, .optin = 1},
-    {.name = "mg-w8", .layout = 1, .kern = COAL_SPMM_MERGE, .mgw = 8, .optin = 1},
-    {.name = "mg-w4", .layout = 1, .kern = COAL_SPMM_MERGE, .mgw = 4, .optin = 1},
-    {.name = "mg-w2", .layout = 1, .kern = COAL_SPMM_MERGE, .mgw = 2, .optin = 1},
     {.name = "rs-nolong", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .lng = 1},
     {.name = "rs-occ1", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .occ = 1},
     {.name = "rs-occ2", .layout = 1, .kern = COAL_SPMM_ROWSPLIT, .occ = 2},
@@ -197,11 +191,10 @@ static const variant shared_variants[] = {
 enum { SH_RS = 3, SH_MG = 4, SH_SW = 5, SH_AUTO_ROW = 6, SH_AUTO_COL = 8 };
 #define NSHARED ((int)(sizeof shared_variants / sizeof shared_variants[0]))
 
-/* The variant's tuning knobs (0 = default for those it does not set). */
+/* The variant's tuning knobs on the probe's context (0 = default for those it does not set). */
 static void set_knobs(const variant *va) {
   /* line -1: the matrix's lines in one plane at a time */
-  const int kv[][2] = {{COAL_SPMM_TUNE_RS_VEC, va->vec},
-                       {COAL_SPMM_TUNE_RS_ROWS, va->rows},
+  const int kv[][2] = {{COAL_SPMM_TUNE_RS_ROWS, va->rows},
                        {COAL_SPMM_TUNE_RS_W, va->w},
                        {COAL_SPMM_TUNE_RS_UB, va->ub},
                        {COAL_SPMM_TUNE_MG_UB, va->ub},
@@ -211,12 +204,11 @@ static void set_knobs(const variant *va) {
                        {COAL_SPMM_TUNE_RS_FUSE, va->fuse},
                        {COAL_SPMM_TUNE_RS_WAVES, va->waves},
                        {COAL_SPMM_TUNE_RS_ROW64, va->r64},
-                       {COAL_SPMM_TUNE_MG_W, va->mgw},
                        {COAL_SPMM_TUNE_RS_NP, va->np},
-                       {COAL_SPMM_TUNE_RS_SLICE, va->slice},
                        {COAL_SPMM_TUNE_RS_LINE, va->line < 0 ? 0 : va->line},
                        {COAL_SPMM_TUNE_RS_PLANE, va->line < 0 ? 1 : 0}};
-  for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) coal_spmm_cuda_tune(kv[i][0], kv[i][1]);
+  for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++)
+    coal_spmm_cuda_tune(ctx, kv[i][0], kv[i][1]);
 }
 
 static int cmp_dbl(const void *a, const void *b) {

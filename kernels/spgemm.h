@@ -132,10 +132,6 @@ void coal_spgemm_rows_host_release(coal_spgemm p);
 coal_status coal_spgemm_rows_symbolic(coal_spgemm p);
 coal_status coal_spgemm_rows_numeric(coal_spgemm p);
 void coal_spgemm_rows_release(coal_spgemm p);
-/* Probe hook (bench/spgemm_probe.c): fn (NULL: none) is called with a phase name at each phase
- * boundary of the row-wise symbolic pass on ctx, a CUDA context (COAL_ERR_ARG otherwise;
- * defined in a CUDA build only). */
-coal_status coal_spgemm_rows_set_trace(coal_ctx ctx, void (*fn)(coal_ctx ctx, const char *phase));
 /* Fused P^T A P on the GPU (kernels/cuda/spgemm_ptap.cu; the CUDA instance's spgemm.ptap_*
  * entries), p->A = A, p->B = P: the symbolic
  * step creates p->C (device-only) and the state in p->dev and sets *fused, or, for shapes it

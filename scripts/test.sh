@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs every test suite this machine can run:
 #   - host suite (warnings as errors), cuda suite (built with CUDA only; skips itself without a
-#     GPU), petsc suite (the PETSc plugin; PETSc and SLEPc from the distribution's packages),
+#     GPU), petsc suite (the PETSc plugin; PETSc and SLEPc from the distribution's packages); the
+#     build includes the probes of bench/ (-Dprobes=true), so that they keep compiling,
 #   - host suite again under AddressSanitizer + UndefinedBehaviorSanitizer,
 #   - a short libFuzzer run of the Matrix Market reader (FUZZ_SECONDS, default 60).
 # Set COALESCE_MATRICES to use another folder of SuiteSparse matrices.
@@ -21,10 +22,11 @@ tally() { # parses meson's summary lines from a log
 }
 
 status=0
+# -Dprobes=true on an existing folder too (one configured before the option existed)
 if [ ! -d build-test ]; then
-  meson setup build-test -Dwerror=true "${extra[@]}"
-elif [ ${#extra[@]} -gt 0 ]; then
-  meson configure build-test "${extra[@]}"
+  meson setup build-test -Dwerror=true -Dprobes=true "${extra[@]}"
+else
+  meson configure build-test -Dprobes=true "${extra[@]}"
 fi
 ninja -C build-test
 meson test -C build-test --suite host --suite cuda --suite petsc --print-errorlogs --num-processes 2 \

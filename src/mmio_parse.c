@@ -219,7 +219,7 @@ static coal_status parse_banner(mm_cursor *c, coal_mm *mm) {
 }
 
 static coal_status parse_size(mm_cursor *c, coal_mm *mm) {
-  static const char *what[3] = {"rows", "columns", "entries"};
+  static const char *const what[3] = {"rows", "columns", "entries"};
   int want = mm->format == COAL_MM_COORDINATE ? 3 : 2;
   if (!content_line(c))
     return fail(c, c->line + 1, COAL_ERR_FORMAT, "missing size line (end of input)");

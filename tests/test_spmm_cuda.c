@@ -18,6 +18,7 @@
 #include "backend.h"
 #include "bench.h"
 #include "check.h"
+#include "cuda/spmm_tune.h"
 
 #define CM COAL_COL_MAJOR
 #define RM COAL_ROW_MAJOR
@@ -377,13 +378,14 @@ static void check_heights(mat_pair *M, const char *name) {
  * longer than the group take several chunks): k = 8 (also with padding), 16, 32, 33, and with
  * 5 CTAs 64 and 128 (padded) too. */
 static void check_subgroups(mat_pair *M, const char *name) {
+  coal_ctx dc = M->d->ctx; /* the knobs are set on the device context */
   const int saved = only_kernel;
   if (only_kernel >= 0 && only_kernel != COAL_SPMM_ROWSPLIT) return;
   only_kernel = COAL_SPMM_ROWSPLIT;
   for (int s = 0; s <= 5; s++) {
-    CHECK_OK(NULL, coal_spmm_cuda_tune(s < 4 ? COAL_SPMM_TUNE_RS_S : COAL_SPMM_TUNE_RS_UB,
-                                       s < 4 ? 1 << s : 8));
-    if (s == 5) CHECK_OK(NULL, coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_OCC, 2));
+    CHECK_OK(dc, coal_spmm_cuda_tune(dc, s < 4 ? COAL_SPMM_TUNE_RS_S : COAL_SPMM_TUNE_RS_UB,
+                                     s < 4 ? 1 << s : 8));
+    if (s == 5) CHECK_OK(dc, coal_spmm_cuda_tune(dc, COAL_SPMM_TUNE_RS_OCC, 2));
     char nm[160];
     snprintf(nm, sizeof nm, "%s (%s %d)", name,
              s < 4   ? "sub-groups"
@@ -393,9 +395,9 @@ static void check_subgroups(mat_pair *M, const char *name) {
     compare_cases(M, nm,
                   (1u << 6) | (1u << 7) | (1u << 8) | (1u << 9) | (1u << 12) |
                       (s == 5 ? (1u << 14) | (1u << 16) : 0u));
-    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_S, 0);
-    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_UB, 0);
-    coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_OCC, 0);
+    coal_spmm_cuda_tune(dc, COAL_SPMM_TUNE_RS_S, 0);
+    coal_spmm_cuda_tune(dc, COAL_SPMM_TUNE_RS_UB, 0);
+    coal_spmm_cuda_tune(dc, COAL_SPMM_TUNE_RS_OCC, 0);
   }
   only_kernel = saved;
 }
@@ -407,27 +409,28 @@ static void check_subgroups(mat_pair *M, const char *name) {
  * beta == 0 on a poisoned Y); thresholds 2 and 5 again with that off (a second launch); then
  * thresholds changing from one product to the next. */
 static void check_long(mat_pair *M, const char *name) {
+  coal_ctx dc = M->d->ctx; /* the knobs are set on the device context */
   const int saved = only_kernel;
   if (only_kernel >= 0 && only_kernel != COAL_SPMM_ROWSPLIT) return;
   only_kernel = COAL_SPMM_ROWSPLIT;
   static const int thr[] = {2, 5, 40, 1, 2, 5};
   for (int i = 0; i < 6; i++) {
-    CHECK_OK(NULL, coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LONG, thr[i]));
-    CHECK_OK(NULL, coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_FUSE, i >= 4));
+    CHECK_OK(dc, coal_spmm_cuda_tune(dc, COAL_SPMM_TUNE_RS_LONG, thr[i]));
+    CHECK_OK(dc, coal_spmm_cuda_tune(dc, COAL_SPMM_TUNE_RS_FUSE, i >= 4));
     char nm[160];
     snprintf(nm, sizeof nm, "%s (long rows > %d%s)", name, thr[i], i >= 4 ? ", second launch" : "");
     compare_cases(M, nm, (1u << NCASES) - 1u);
   }
-  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_FUSE, 0);
+  coal_spmm_cuda_tune(dc, COAL_SPMM_TUNE_RS_FUSE, 0);
   /* three thresholds in turn, one product each (k = 8 and 32): the matrix keeps the segment
    * lists of the last two, so this both finds a kept list and replaces one */
   for (int r = 0; r < 6; r++) {
-    CHECK_OK(NULL, coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LONG, thr[r % 3]));
+    CHECK_OK(dc, coal_spmm_cuda_tune(dc, COAL_SPMM_TUNE_RS_LONG, thr[r % 3]));
     char nm[160];
     snprintf(nm, sizeof nm, "%s (long rows > %d, in turn)", name, thr[r % 3]);
     compare_cases(M, nm, (1u << 6) | (1u << 9));
   }
-  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LONG, 0);
+  coal_spmm_cuda_tune(dc, COAL_SPMM_TUNE_RS_LONG, 0);
   only_kernel = saved;
 }
 
@@ -437,6 +440,7 @@ static void check_long(mat_pair *M, const char *name) {
  * tiles in several planes at once (the default number, 2, 4, 8), with plane strides that are
  * not multiples of the line, leave a partial group of planes, or exceed n. */
 static void check_lines(mat_pair *M, const char *name) {
+  coal_ctx dc = M->d->ctx; /* the knobs are set on the device context */
   const int saved = only_kernel;
   if (only_kernel >= 0 && only_kernel != COAL_SPMM_ROWSPLIT) return;
   only_kernel = COAL_SPMM_ROWSPLIT;
@@ -444,18 +448,18 @@ static void check_lines(mat_pair *M, const char *name) {
   const int strides[] = {16, 17, 37, 100, n - 1, n, n + 5};
   for (size_t i = 0; i < sizeof strides / sizeof strides[0]; i++) {
     if (strides[i] < 2) continue;
-    CHECK_OK(NULL, coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LINE, strides[i]));
-    CHECK_OK(NULL, coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_ROWS, i % 3 == 1 ? 3 : 0));
+    CHECK_OK(dc, coal_spmm_cuda_tune(dc, COAL_SPMM_TUNE_RS_LINE, strides[i]));
+    CHECK_OK(dc, coal_spmm_cuda_tune(dc, COAL_SPMM_TUNE_RS_ROWS, i % 3 == 1 ? 3 : 0));
     /* row numbers in 64 and in 32 bits, alternately (the default picks by the group width) */
-    CHECK_OK(NULL, coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_ROW64, 1 + (int)(i % 2)));
+    CHECK_OK(dc, coal_spmm_cuda_tune(dc, COAL_SPMM_TUNE_RS_ROW64, 1 + (int)(i % 2)));
     const int64_t s = strides[i];
     const int64_t planes[] = {0, 2 * s, 5 * s + 3, (int64_t)n / 2 + 1, (int64_t)n + 7};
     for (size_t j = 0; j < sizeof planes / sizeof planes[0]; j++) {
       if (planes[j] > INT32_MAX || (j > 0 && planes[j] < 2 * s)) continue;
-      CHECK_OK(NULL, coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_PLANE, (int)planes[j]));
+      CHECK_OK(dc, coal_spmm_cuda_tune(dc, COAL_SPMM_TUNE_RS_PLANE, (int)planes[j]));
       /* planes a CTA takes at once: the default, then 2, 4 and 8 in turn */
       const int np = (int)((i + j) % 4) == 0 ? 0 : 1 << (int)((i + j) % 4);
-      CHECK_OK(NULL, coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_NP, np));
+      CHECK_OK(dc, coal_spmm_cuda_tune(dc, COAL_SPMM_TUNE_RS_NP, np));
       char nm[160];
       snprintf(nm, sizeof nm, "%s (lines of %d, planes of %lld, %d at once)", name, strides[i],
                (long long)planes[j], np);
@@ -465,11 +469,11 @@ static void check_lines(mat_pair *M, const char *name) {
                            : (j % 2 ? (1u << 12) | (1u << 14) : (1u << 9) | (1u << 16)));
     }
   }
-  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_PLANE, 0);
-  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_NP, 0);
-  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_LINE, 0);
-  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_ROWS, 0);
-  coal_spmm_cuda_tune(COAL_SPMM_TUNE_RS_ROW64, 0);
+  coal_spmm_cuda_tune(dc, COAL_SPMM_TUNE_RS_PLANE, 0);
+  coal_spmm_cuda_tune(dc, COAL_SPMM_TUNE_RS_NP, 0);
+  coal_spmm_cuda_tune(dc, COAL_SPMM_TUNE_RS_LINE, 0);
+  coal_spmm_cuda_tune(dc, COAL_SPMM_TUNE_RS_ROWS, 0);
+  coal_spmm_cuda_tune(dc, COAL_SPMM_TUNE_RS_ROW64, 0);
   only_kernel = saved;
 }
 

@@ -21,6 +21,7 @@
 #include "../../src/backend.h"
 #include "../spmm.h"
 #include "../spmv.h"
+#include "spmm_tune.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,6 +49,9 @@ extern "C" {
 #define COAL_FLT_TASK_ROUNDS 32
 /* Bit 31 of a gather task entry: the task's lanes accumulate with atomics. */
 #define COAL_FLT_TASK_ATOMIC 0x80000000u
+/* Instantiations of row-split's small kernel whose occupancy the context keeps: 2 value types
+ * x 4 group widths x 3 vector widths x 2 layouts of X. */
+#define COAL_CUDA_RS_RESIDENT_SLOTS 48
 
 struct coal_cuda_ctx {
   int device;
@@ -71,11 +75,16 @@ struct coal_cuda_ctx {
    * (COALESCE_POOL_KEEP_MB), handed back when a cudaMalloc runs out. NULL where the device
    * has no memory pools (plain cudaMalloc then). */
   cudaMemPool_t pool;
-  /* Probe hook (bench/spgemm_probe.c): when set, called with a phase name at each phase
-   * boundary of the row-wise SpGEMM's symbolic pass (the probe waits for the stream and reads a
-   * clock there). NULL unless a probe sets it on its own context. */
-  void (*spgemm_trace)(coal_ctx ctx, const char *phase);
+  /* SpMM tuning knobs (kernels/cuda/spmm_tune.h, coal_spmm_cuda_tune): 0 = the production
+   * rule; only the probes and the tests set them, on their own contexts. */
+  int spmm_tune[COAL_SPMM_TUNE_NKNOBS];
+  /* CTAs of each instantiation of row-split's small kernel resident per SM on this device
+   * (kernels/cuda/spmm_rowsplit.cu, small_resident): 0 until queried. */
+  int spmm_rs_resident[COAL_CUDA_RS_RESIDENT_SLOTS];
 };
+
+/* Knob `what` of ctx's SpMM kernels (0: the production rule). */
+static inline int coal_spmm_knob(coal_ctx ctx, int what) { return ctx->cuda->spmm_tune[what]; }
 
 /* Device arrays mirroring a host coal_fastload (same meaning, same lengths), plus the gather
  * kernel's schedule, built once by coal_cuda_fastload_upload. */
@@ -261,10 +270,6 @@ void coal_mat_release_cuda(coal_mat A);
 coal_status coal_mat_download_cuda(coal_mat A, int32_t *rowptr, int32_t *colind, void *values);
 void coal_mat_drop_formats_cuda(coal_mat A);
 
-/* Process-wide tuning of the CUDA SpMM kernels for the measurement driver (kernels/bench.h,
- * coal_spmm_cuda_tune); 0 = default. */
-extern int coal_spmm_tune_knob[];
-
 #ifdef __cplusplus
 }
 #endif
@@ -272,16 +277,7 @@ extern int coal_spmm_tune_knob[];
 #ifdef __CUDACC__
 /* Matrix data is read exactly once per product: cache-streaming loads (ld.global.cs, evict-first
  * in L1 and L2) so that x, which is gathered repeatedly, keeps its place in L2. */
-#ifndef COAL_CUDA_STREAM_LOADS
-#define COAL_CUDA_STREAM_LOADS 1 /* 0: plain read-only loads (__ldg), for comparison */
-#endif
-template <typename T> __device__ __forceinline__ T coal_ld_stream(const T *p) {
-#if COAL_CUDA_STREAM_LOADS
-  return __ldcs(p);
-#else
-  return __ldg(p);
-#endif
-}
+template <typename T> __device__ __forceinline__ T coal_ld_stream(const T *p) { return __ldcs(p); }
 /* Read-only path for x and other reused data. */
 template <typename T> __device__ __forceinline__ T coal_ld_ro(const T *p) { return __ldg(p); }
 

@@ -32,11 +32,14 @@ static inline coal_status cuda_status(coal_ctx ctx, cudaError_t e, const char *w
   return COAL_ERROR(ctx, e == cudaErrorMemoryAllocation ? COAL_ERR_DEVICE_MEMORY : COAL_ERR_CUDA,
                     "%s: %s", what, cudaGetErrorString(e));
 }
-/* Phase hook of the symbolic passes (coal_spgemm_rows_set_trace; NULL: none). */
-#define TRACE(ctx, what)                                                                           \
-  do {                                                                                             \
-    if ((ctx)->cuda->spgemm_trace) (ctx)->cuda->spgemm_trace((ctx), (what));                       \
-  } while (0)
+/* Phase boundaries of the symbolic passes: nothing in the library; the probe's own copy of
+ * these files is compiled with COAL_SPGEMM_TRACE and calls its hook there (spgemm_trace.h). */
+#ifdef COAL_SPGEMM_TRACE
+#include "spgemm_trace.h"
+#define TRACE(ctx, what) coal_spgemm_trace_phase((ctx), (what))
+#else
+#define TRACE(ctx, what) ((void)0)
+#endif
 #define LAUNCHED(ctx, what)                                                                        \
   COAL_CALL(coal_spgemm_dev::cuda_status((ctx), cudaGetLastError(), (what)))
 

@@ -602,13 +602,6 @@ coal_status numeric_pass(coal_spgemm p, Rows *d, int cols_long) {
 
 } // namespace
 
-coal_status coal_spgemm_rows_set_trace(coal_ctx ctx, void (*fn)(coal_ctx, const char *)) {
-  COAL_CHECK(ctx, ctx && ctx->backend == COAL_BACKEND_CUDA && ctx->cuda, COAL_ERR_ARG,
-             "the SpGEMM trace needs a CUDA context");
-  ctx->cuda->spgemm_trace = fn;
-  return COAL_SUCCESS;
-}
-
 void coal_spgemm_rows_release(coal_spgemm p) {
   Rows *d = (Rows *)p->dev;
   if (!d) return;

@@ -197,7 +197,7 @@ void launch_ub(coal_ctx ctx, const mg_args &a) {
  * (16 faster up to k = 32, 8 at k = 128: bench/RESULTS.md, rule mg-ub). The MG_UB knob (8 or
  * 16) overrides. */
 template <typename T, int W, int V, bool XROW> coal_status launch(coal_ctx ctx, const mg_args &a) {
-  const int knob = coal_spmm_tune_knob[COAL_SPMM_TUNE_MG_UB];
+  const int knob = coal_spmm_knob(ctx, COAL_SPMM_TUNE_MG_UB);
   const int ub = knob == 8 || knob == 16 ? knob : a.k <= 32 ? 16 : 8;
   if (XROW && V > 1 && ub == 16)
     launch_ub<T, W, V, XROW, 16>(ctx, a);
@@ -251,10 +251,8 @@ coal_status merge(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bvec X
    * the GPU has target CTAs; a group then walks fewer items */
   const int64_t target = (int64_t)ctx->cuda->sm_count * 16;
   while (w > 4 && (int64_t)a.nctas * ((a.k + w * v - 1) / (w * v)) < target) w /= 2;
-  const int wk = coal_spmm_tune_knob[COAL_SPMM_TUNE_MG_W];
-  if (wk) w = pow2_clamp(wk, 1, 32);
   int64_t ny = (a.k + w * v - 1) / (w * v), want = (target + a.nctas - 1) / a.nctas;
-  if (!wk) ny = ny < want ? ny : want;
+  ny = ny < want ? ny : want;
   a.ny = (unsigned)(ny < 1 ? 1 : ny < 65535 ? ny : 65535);
   a.yvec = v > 1 && vec_width(Y, sizeof(T)) >= v;
   coal_status st;

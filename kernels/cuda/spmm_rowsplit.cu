@@ -58,14 +58,11 @@
  * Row-major X is the fast path (coalesced rows of X). Column-major X is read with stride ldx
  * per lane (correct, slower); Y may have either layout.
  */
-#include "../bench.h"
 #include "spmm_long.cuh"
 
 #include <type_traits>
 
 using namespace coal_spmm_dev;
-
-int coal_spmm_tune_knob[COAL_SPMM_TUNE_NKNOBS];
 
 namespace {
 
@@ -295,9 +292,14 @@ void launch_kernel(coal_ctx ctx, const rs_args &b, unsigned grid) {
       b.alpha, b.beta);
 }
 
-/* CTAs of the small row-split kernel resident on the GPU at once (occupancy queried once). */
+/* CTAs of the small row-split kernel resident on the GPU at once (occupancy queried once per
+ * context, whose device it depends on). */
 template <typename T, int W, int V, bool XROW> static int64_t small_resident(coal_ctx ctx) {
-  static int per_sm = 0; /* the same for every sm_90 device */
+  /* one slot per (T, W in 4..32, V in 1..4, XROW) */
+  constexpr int wi = (W >= 8) + (W >= 16) + (W >= 32), vi = (V >= 2) + (V >= 4);
+  constexpr int slot = (((sizeof(T) == 8 ? 4 : 0) + wi) * 3 + vi) * 2 + (XROW ? 1 : 0);
+  static_assert(slot < COAL_CUDA_RS_RESIDENT_SLOTS, "one slot per instantiation");
+  int &per_sm = ctx->cuda->spmm_rs_resident[slot];
   if (per_sm == 0 &&
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(
           &per_sm, rs_cols_kernel<T, W, V, 1, XROW, 16, 1>, COAL_CUDA_CTA, 0) != cudaSuccess) {
@@ -318,7 +320,7 @@ void launch_small(coal_ctx ctx, rs_args &a, rs_args b, int s) {
    * for a long tail of rows, whose longest rows set the time). Fitted to forced sub-group
    * counts over the shared set (bench/RESULTS.md, rule rs-waves); ca-GrQc and PGPgiantcompo
    * (long tails) keep two sub-groups in two waves. */
-  if (b.subwave && coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_WAVES] != 1) {
+  if (b.subwave && coal_spmm_knob(ctx, COAL_SPMM_TUNE_RS_WAVES) != 1) {
     const int64_t cap = small_resident<T, W, V, XROW>(ctx) * (b.longtail ? 2 : 1);
     while (s > 1 &&
            (int64_t)coal_cuda_grid(b.nrows, (int64_t)(COAL_CUDA_CTA / (W * s)) * b.rpg) > cap)
@@ -349,12 +351,12 @@ coal_status launch_cols(coal_ctx ctx, rs_args &a) {
   const bool large = (int64_t)a.nrows >= 4 * target * G;
   /* tiles of grid lines (line stride >= G; on small matrices only when the knob asks): a CTA
    * walks rpg lines of one segment of G rows */
-  bool lines = a.line >= G && (large || coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_LINE] > 1);
+  bool lines = a.line >= G && (large || coal_spmm_knob(ctx, COAL_SPMM_TUNE_RS_LINE) > 1);
   if (b.rpg <= 0) b.rpg = lines ? (a.k >= 64 ? 8 : 4) : large ? 4 : 1;
   /* planes a CTA takes at once (at least 4 rows in each): 4 for rows of mean >= kOccMean, 2
    * for shorter ones, where 4 was slower (bench/RESULTS.md, rule rs-planes); the RS_NP knob
    * forces 2, 4 or 8 */
-  const int pkn = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_NP];
+  const int pkn = coal_spmm_knob(ctx, COAL_SPMM_TUNE_RS_NP);
   int np = pkn == 2 || pkn == 4 || pkn == 8 ? pkn : a.occ == 0 ? 4 : 2;
   while (np > 2 && G / np < 4) np /= 2;
   /* rs_cols forms row numbers in 32 bits: over lines and planes they reach less than
@@ -369,11 +371,11 @@ coal_status launch_cols(coal_ctx ctx, rs_args &a) {
   b.line = lines ? a.line : 0, b.segs = lines ? (a.line + gs - 1) / gs : 1;
   /* more CTAs per SM for short rows (rs_cols_occ_kernel): over lines, or any large launch when
    * the rows are even (a.occ 2); RS_OCC knob: 1 never, 2 any large launch */
-  const int ok = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_OCC];
+  const int ok = coal_spmm_knob(ctx, COAL_SPMM_TUNE_RS_OCC);
   b.occ = ok == 2 || (ok != 1 && (a.occ == 2 || (a.occ == 1 && lines)));
   /* row numbers in 32 bits at W = 8 only: the compiler's code for the other widths was slower
    * with them (launch_kernel) */
-  const int rk = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_ROW64];
+  const int rk = coal_spmm_knob(ctx, COAL_SPMM_TUNE_RS_ROW64);
   b.row64 = rk == 1 || (rk == 0 && W != 8);
   b.plane = planes ? a.plane : 0, b.np = planes ? np : 1;
   b.nlc = planes ? coal_cuda_grid(((int64_t)a.plane + a.line - 1) / a.line, b.rpg) : 1;
@@ -381,14 +383,13 @@ coal_status launch_cols(coal_ctx ctx, rs_args &a) {
       planes  ? (unsigned)b.segs * b.nlc * coal_cuda_grid(a.nrows, np * (int64_t)a.plane)
       : lines ? (unsigned)b.segs * coal_cuda_grid((a.nrows + a.line - 1) / a.line, b.rpg)
               : coal_cuda_grid(a.nrows, (int64_t)G * b.rpg);
-  if (!lines && (int64_t)grid < target && coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_UB] != 8) {
+  if (!lines && (int64_t)grid < target && coal_spmm_knob(ctx, COAL_SPMM_TUNE_RS_UB) != 8) {
     launch_small<T, W, V, XROW>(ctx, a, b, b.sub > 0 ? b.sub : 1);
   } else {
     /* few rows (UB knob 8 only): column passes of one tile spread over gridDim.y */
     b.tiles = NT, b.ny = 1, b.fused = false;
     if ((int64_t)grid < target && ntiles > 1)
       b.tiles = 1, b.ny = rs_column_spread(target, grid, ntiles);
-    if (coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_SLICE] == 1) b.tiles = 1, b.ny = (unsigned)ntiles;
     launch_kernel<T, W, V, NT, XROW, 8, 1, true>(ctx, b, grid);
   }
   COAL_CUDA_LAUNCH_CHECK(ctx);
@@ -479,8 +480,8 @@ coal_status rowsplit(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bve
   a.x = X->data, a.y = Y->data, a.ldx = X->ld, a.ldy = Y->ld;
   a.yrow = Y->layout == COAL_ROW_MAJOR, a.yvec = false;
   a.k = (int)X->k, a.alpha = alpha, a.beta = beta, a.tiles = 2, a.ny = 1;
-  a.rpg = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_ROWS]; /* 0: chosen at launch */
-  a.sub = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_S];    /* 0: chosen below */
+  a.rpg = coal_spmm_knob(ctx, COAL_SPMM_TUNE_RS_ROWS); /* 0: chosen at launch */
+  a.sub = coal_spmm_knob(ctx, COAL_SPMM_TUNE_RS_S);    /* 0: chosen below */
   a.line = 0, a.segs = 1, a.plane = 0, a.nlc = 1, a.lmax = INT32_MAX;
   const double mean = A->nrows ? (double)A->nnz / (double)A->nrows : 0.0;
   a.lrows = NULL, a.nlong = 0, a.fused = false;
@@ -492,7 +493,7 @@ coal_status rowsplit(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bve
   /* short rows (mean < kOccMean): the large launch at kOccCtas CTAs per SM (launch_cols), over
    * grid lines or, when no row is over kOccSpread times the mean, any large launch */
   a.occ = mean >= kOccMean ? 0 : (double)mx <= kOccSpread * mean ? 2 : 1;
-  const int lg = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_LONG];
+  const int lg = coal_spmm_knob(ctx, COAL_SPMM_TUNE_RS_LONG);
   if (a.k <= kEntryMaxK) {
     const int32_t thr = lg >= 2   ? lg
                         : lg == 1 ? INT32_MAX
@@ -506,17 +507,16 @@ coal_status rowsplit(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bve
     return coal_spmm_long_rows_cuda(A, d, a.lmax, 1, alpha, X, Y);
   }
   int v = xrow ? vec_width(X, es) : 1;
-  if (coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_VEC] == 1) v = 1;
   while (v > 1 && a.k / v < 4) v /= 2; /* at least 4 lanes of work per row */
   int w = pow2_clamp((a.k + v - 1) / v, 4, 32);
-  if (coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_W])
-    w = pow2_clamp(coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_W], 4, 32);
+  const int wk = coal_spmm_knob(ctx, COAL_SPMM_TUNE_RS_W);
+  if (wk) w = pow2_clamp(wk, 4, 32);
   a.yvec = v > 1 && vec_width(Y, es) >= v;
   const int64_t target = rs_target(ctx);
   /* the launch will be small (launch_cols): fewer CTAs than the target */
-  const bool small = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_UB] != 8 &&
+  const bool small = coal_spmm_knob(ctx, COAL_SPMM_TUNE_RS_UB) != 8 &&
                      (int64_t)a.nrows < target * (COAL_CUDA_CTA / w);
-  const bool fuse = small && mx <= kLongSeg && coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_FUSE] != 1;
+  const bool fuse = small && mx <= kLongSeg && coal_spmm_knob(ctx, COAL_SPMM_TUNE_RS_FUSE) != 1;
   const int32_t thr = lg >= 2   ? lg
                       : lg == 1 ? INT32_MAX
                       : fuse    ? fused_threshold(A, mean, mx, ctx->cuda->sm_count)
@@ -546,8 +546,7 @@ coal_status rowsplit(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bve
     const int fit = s < 32 / w ? s : 32 / w;
     const bool narrow =
         (int64_t)a.nrows < (int64_t)ctx->cuda->sm_count * (COAL_CUDA_CTA / (w * fit));
-    if (narrow && !coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_W] && w * s > 32)
-      w = 32 / s < 4 ? 4 : 32 / s;
+    if (narrow && !wk && w * s > 32) w = 32 / s < 4 ? 4 : 32 / s;
   }
   /* Grid lines (large matrices in a structured-grid order, row-major X with vector loads,
    * k >= kLineMinK): groups of W = k/(2V) lanes, both tiles of a pass in use, so that a CTA
@@ -560,8 +559,8 @@ coal_status rowsplit(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bve
    * The plane knob forces one (with a forced line). Tried and slower: the next row's entries
    * loaded during a row's products, into registers or into shared memory.
    * Figures: bench/RESULTS.md, rule rs-lines. */
-  const int lk = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_LINE];
-  const int pk = coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_PLANE];
+  const int lk = coal_spmm_knob(ctx, COAL_SPMM_TUNE_RS_LINE);
+  const int pk = coal_spmm_knob(ctx, COAL_SPMM_TUNE_RS_PLANE);
   if (lk > 1) {
     a.line = lk, a.plane = pk > 1 ? pk : 0;
   } else if (lk == 0 && xrow && v > 1 && a.k >= kLineMinK) {
@@ -572,7 +571,7 @@ coal_status rowsplit(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bve
       if (pk == 1 || a.k > kPlaneMaxK) a.plane = 0;
       if (a.line < COAL_CUDA_CTA / wl)
         a.line = 0; /* lines shorter than a step: rows in order */
-      else if (!coal_spmm_tune_knob[COAL_SPMM_TUNE_RS_W])
+      else if (!wk)
         w = wl;
     }
   }
@@ -596,8 +595,11 @@ coal_status coal_spmm_rowsplit_cuda(coal_mat A, double alpha, coal_bvec X, doubl
                               : rowsplit<float>(A, d, alpha, X, beta, Y);
 }
 
-coal_status coal_spmm_cuda_tune(int what, int value) {
-  if (what < 0 || what >= COAL_SPMM_TUNE_NKNOBS || value < 0) return COAL_ERR_ARG;
-  coal_spmm_tune_knob[what] = value;
+coal_status coal_spmm_cuda_tune(coal_ctx ctx, int what, int value) {
+  if (!ctx) return COAL_ERR_ARG;
+  COAL_CHECK(ctx, ctx->cuda != NULL, COAL_ERR_ARG, "SpMM tuning knobs need a CUDA context");
+  COAL_CHECK(ctx, what >= 0 && what < COAL_SPMM_TUNE_NKNOBS && value >= 0, COAL_ERR_ARG,
+             "SpMM tuning knob %d = %d: no such knob or a negative value", what, value);
+  ctx->cuda->spmm_tune[what] = value;
   return COAL_SUCCESS;
 }

@@ -5,9 +5,8 @@
 #ifndef COAL_CUDA_SPMM_UTIL_CUH
 #define COAL_CUDA_SPMM_UTIL_CUH
 
-#include "../bench.h" /* the tuning knobs' names (the array: cuda_internal.h) */
 #include "../spmm.h"
-#include "cuda_internal.h"
+#include "cuda_internal.h" /* with the tuning knobs (spmm_tune.h, coal_spmm_knob) */
 
 namespace coal_spmm_dev {
 
