@@ -4,7 +4,7 @@
  * checked against a plain CSR loop on a host copy of the matrix, then timed with
  * coal_bench_time (median). Also reports how often coal_spmm_select picks the fastest of our
  * kernels (the oracle) and the time lost when it does not. See bench/README.md. */
-#include "../../kernels/bench.h"
+#include "../kernels/bench.h"
 #include "cli.h"
 
 #include <math.h>

@@ -2,8 +2,8 @@
  * products on PETSc's host arrays (device workspaces, copies, page-locking). */
 #include "swift_impl.h"
 
-#include "../backend.h"
-#include "../internal.h"
+#include "../src/backend.h"
+#include "../src/internal.h"
 
 #include <string.h>
 

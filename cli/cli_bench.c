@@ -2,7 +2,7 @@
  * backend, on a list of matrices. Each kernel runs once into a NaN-poisoned y and is checked
  * against the host CSR product of a separate host copy of the matrix, then timed with
  * coal_bench_time (median). See bench/README.md for the columns. */
-#include "../../kernels/bench.h"
+#include "../kernels/bench.h"
 #include "cli.h"
 
 #include <math.h>

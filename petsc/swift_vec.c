@@ -19,8 +19,8 @@
 #include <petsc/private/vecimpl.h>
 #pragma GCC diagnostic pop
 
-#include "../../kernels/blas.h"
-#include "../backend.h"
+#include "../kernels/blas.h"
+#include "../src/backend.h"
 
 #include <float.h>
 #include <math.h>

@@ -18,8 +18,8 @@
  * GFLOP/s count 2 flops per intermediate product. Memory: ours, the product object's peak
  * (tile formats, C's tile structure, workspaces; excluding C); cuSPARSE, its two external
  * buffers (excluding C); both also as a ratio to C's CSR size. */
-#include "../../kernels/bench.h"
-#include "../../kernels/spgemm.h"
+#include "../kernels/bench.h"
+#include "../kernels/spgemm.h"
 #include "cli.h"
 
 #include <math.h>

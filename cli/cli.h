@@ -176,7 +176,7 @@ int cli_solve_run(coal_mat A, coal_bvec B, coal_bvec X, const cli_solve_opts *o,
                   cli_solve_result *res);
 void cli_solve_result_free(cli_solve_result *r);
 /* K deterministic random right-hand sides solved by Block-CG and (run_seq) by K sequential CG
- * solves at CG's own check interval, from X = 0 each (src/cli/cli_bench_solve.c). A is put on
+ * solves at CG's own check interval, from X = 0 each (cli/cli_bench_solve.c). A is put on
  * the backend first (one product, upload_s), so that neither timed run pays its upload.
  * exact_its: the K CG solves again, checking every iteration, for exact iteration counts
  * (seq_exact, and block_more from them; otherwise block_more compares with seq). */
@@ -190,7 +190,7 @@ int cli_solve_compare(coal_mat A, int64_t k, const cli_solve_opts *o, int run_se
                       cli_solve_compare_result *r);
 void cli_solve_compare_free(cli_solve_compare_result *r);
 
-/* ---- eigenpairs (eigs, bench eigs; src/cli/cli_eigs.c) ---------------------------------- */
+/* ---- eigenpairs (eigs, bench eigs; cli/cli_eigs.c) ---------------------------------- */
 typedef struct {
   int nev, block, maxit; /* block 0: the library's choice */
   double tol;
@@ -230,18 +230,18 @@ double cli_eig_relerr(double value, double exact);
 
 /* ---- subcommands ------------------------------------------------------------------------- */
 int cli_solve(int argc, char **argv);
-/* `eigs SPEC`: eigenpairs by LOBPCG (src/cli/cli_eigs.c). */
+/* `eigs SPEC`: eigenpairs by LOBPCG (cli/cli_eigs.c). */
 int cli_eigs(int argc, char **argv);
-/* `bench eigs`: argv[0] is "eigs" (src/cli/cli_bench_eigs.c). */
+/* `bench eigs`: argv[0] is "eigs" (cli/cli_bench_eigs.c). */
 int cli_bench_eigs(int argc, char **argv);
-/* `bench solve`: argv[0] is "solve" (src/cli/cli_bench_solve.c). */
+/* `bench solve`: argv[0] is "solve" (cli/cli_bench_solve.c). */
 int cli_bench_solve(int argc, char **argv);
 int cli_info(int argc, char **argv);
 int cli_demo(int argc, char **argv);
 int cli_bench(int argc, char **argv);
-/* `bench spmm`: argv[0] is "spmm" (src/cli/cli_bench_spmm.c). */
+/* `bench spmm`: argv[0] is "spmm" (cli/cli_bench_spmm.c). */
 int cli_bench_spmm(int argc, char **argv);
-/* `bench spgemm`: argv[0] is "spgemm" (src/cli/cli_bench_spgemm.c). */
+/* `bench spgemm`: argv[0] is "spgemm" (cli/cli_bench_spgemm.c). */
 int cli_bench_spgemm(int argc, char **argv);
 
 #endif
