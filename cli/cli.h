@@ -1,5 +1,8 @@
 /* The `coalesce` command-line tool: shared declarations of the subcommands and helpers.
  *
+ * A consumer on top of the library: it uses the public header coalesce.h only (the layer test,
+ * tests/test_layers.py, checks it), no internal header and no object field.
+ *
  * Exit codes: 0 success, 1 runtime failure (a library call failed, a check failed), 2 usage
  * error (unknown subcommand or option, malformed matrix spec). Results go to stdout, errors to
  * stderr with the library's message (coal_ctx_last_error). */
@@ -7,12 +10,18 @@
 #define COAL_CLI_H
 
 #include "coalesce.h"
-#include "internal.h"
 
 #include <stdint.h>
 #include <stdio.h>
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+/* Returns a failing library status from the calling function (which returns coal_status). */
+#define CLI_CALL(expr)                                                                             \
+  do {                                                                                             \
+    coal_status cli_call_st_ = (expr);                                                             \
+    if (cli_call_st_ != COAL_SUCCESS) return cli_call_st_;                                         \
+  } while (0)
 
 /* Options every subcommand accepts. */
 typedef struct {
@@ -93,10 +102,26 @@ double cli_tolerance(coal_dtype dtype);
 coal_status cli_bvec_get(coal_bvec X, double *dst);
 /* Deterministic x in [-1,1) as a host array of dtype (n entries, caller frees with free). */
 void *cli_random_vector(int64_t n, coal_dtype dtype, uint64_t seed);
-/* Plain host CSR loop y = A*x in double, from A's host CSR arrays (made current first with
- * coal_mat_host, whose status it returns). */
+/* A matrix's host CSR as the library shows it (coal_mat_host_csr: A's own arrays, current,
+ * read-only; valid while A lives and its values do not change). */
+typedef struct {
+  int64_t nrows, ncols, nnz;
+  coal_dtype dtype;
+  const int32_t *rowptr, *colind;
+  const void *values;
+} cli_csr;
+coal_status cli_csr_get(coal_mat A, cli_csr *c);
+/* Value p of the CSR as a double. */
+static inline double cli_csr_value(const cli_csr *c, int64_t p) {
+  return c->dtype == COAL_F64 ? ((const double *)c->values)[p]
+                              : (double)((const float *)c->values)[p];
+}
+/* Plain host CSR loop y = A*x in double, from A's host CSR arrays (cli_csr_get, whose status
+ * it returns). */
 coal_status cli_csr_reference(coal_mat A, const double *x, double *y);
 const char *cli_dtype_name(coal_dtype d);
+/* Bytes of one value: 8 (f64) or 4 (f32). */
+size_t cli_dtype_size(coal_dtype d);
 
 /* Argument of cli_spmv_run, a coal_bench_fn computing y = A*x (alpha 1, beta 0) with one
  * kernel on raw vectors of A's context. */

@@ -42,11 +42,11 @@ extern "C" {
  * the 256 cells). Any value in 0..256 gives the same result; only speed differs. */
 #define COAL_SPGEMM_DENSE_NNZ 192
 
-/* Algorithms. TILE: TileSpGEMM (the three steps above; host twin kernels/host/spgemm_tile.c).
- * ROWS: row-by-row Gustavson with hash accumulators (CUDA: kernels/cuda/spgemm_rows.cu, C
- * stays on the GPU; host: Gustavson, kernels/host/spgemm_gustavson.c). AUTO picks ROWS on
- * both backends: measured faster on every matrix of `coalesce bench spgemm` (docs/spgemm.md). */
-typedef enum { COAL_SPGEMM_AUTO = 0, COAL_SPGEMM_TILE = 1, COAL_SPGEMM_ROWS = 2 } coal_spgemm_algo;
+/* Algorithms (coal_spgemm_algo, coalesce.h). TILE: TileSpGEMM (the three steps above; host
+ * twin kernels/host/spgemm_tile.c). ROWS: row-by-row Gustavson with hash accumulators (CUDA:
+ * kernels/cuda/spgemm_rows.cu, C stays on the GPU; host: Gustavson,
+ * kernels/host/spgemm_gustavson.c). AUTO picks ROWS on both backends: measured faster on every
+ * matrix of `coalesce bench spgemm` (docs/spgemm.md). */
 
 struct coal_spgemm_s {
   coal_ctx ctx;
@@ -96,10 +96,6 @@ extern const coal_spgemm_ops coal_spgemm_cuda; /* answers COAL_ERR_NOT_COMPILED 
 static inline const coal_spgemm_ops *coal_spgemm_backend(coal_ctx ctx) {
   return ctx->backend == COAL_BACKEND_CUDA ? &coal_spgemm_cuda : &coal_spgemm_host;
 }
-
-/* coal_spgemm_create with a chosen algorithm (tests and the benchmark; AUTO = the default). */
-coal_status coal_spgemm_create_algo(coal_product_type type, coal_mat A, coal_mat B,
-                                    coal_spgemm_algo algo, coal_spgemm *prod, coal_mat *C);
 
 /* Sets the dense-accumulator threshold of p (and of both products of a PtAP object), 0..256:
  * for measurements and tests; the result does not depend on it. */
@@ -170,21 +166,8 @@ coal_status coal_spgemm_cuda_download(coal_spgemm p, coal_tile **tc, int32_t **p
 coal_status coal_tile_cuda_roundtrip(coal_mat A, coal_tile **t, int32_t **rowptr, int32_t **colind,
                                      void **values);
 
-/* ---- cuSPARSE SpGEMM reference for the benchmark (kernels/cuda/spgemm_cusparse.cu) ---------- *
- * C = A*B with cuSPARSE's generic SpGEMM on the device CSR of A and B (one CUDA context; the
- * descriptors point at A's and B's device copies, which must stay current: do not change their
- * values meanwhile). run: the whole product as a user calls it (descriptors of C,
- * workEstimation, compute, allocations, copy; the buffers freed, C kept until the next run).
- * reuse_setup: the structure by the cusparseSpGEMMreuse_* path once, then its first numeric;
- * reuse_compute: the numeric-only product. result: the last C as a new host-CSR matrix on the
- * context, and peak_bytes (the buffers of run plus C). Without CUDA: COAL_ERR_NOT_COMPILED. */
-typedef struct coal_cusparse_spgemm coal_cusparse_spgemm;
-coal_status coal_cusparse_spgemm_create(coal_mat A, coal_mat B, coal_cusparse_spgemm **h);
-coal_status coal_cusparse_spgemm_run(coal_cusparse_spgemm *h);
-coal_status coal_cusparse_spgemm_reuse_setup(coal_cusparse_spgemm *h);
-coal_status coal_cusparse_spgemm_reuse_compute(coal_cusparse_spgemm *h);
-coal_status coal_cusparse_spgemm_result(coal_cusparse_spgemm *h, coal_mat *C, size_t *peak_bytes);
-void coal_cusparse_spgemm_destroy(coal_cusparse_spgemm *h);
+/* The cuSPARSE SpGEMM reference of the benchmark (coal_cusparse_spgemm_*, declared in
+ * coalesce.h, section "benchmark support") is kernels/cuda/spgemm_cusparse.cu. */
 
 #ifdef __cplusplus
 }

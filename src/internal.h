@@ -318,16 +318,11 @@ int32_t coal_mat_line_stride(coal_mat A);
  * offsets >= twice the line stride, under the same majority rule), 0 if none. */
 coal_status coal_mat_plane_stride_compute(coal_mat A, int32_t *stride);
 
-/* Monotonic clock in seconds (build timings). */
-double coal_now_seconds(void);
 /* Stable sort of lanes 0..n-1 by entry count ptr[l+1]-ptr[l], descending: perm[s] is the lane
  * at sorted position s. O(n + max count). */
 coal_status coal_sort_by_count_desc(coal_ctx ctx, int32_t n, const int32_t *ptr, int32_t *perm);
 /* qsort comparator of int32_t, ascending. */
 int coal_cmp_i32(const void *a, const void *b);
-
-/* Deterministic uniform [-1,1) value number i of stream `seed` (splitmix64). */
-double coal_random_uniform(uint64_t seed, uint64_t i);
 
 #ifdef __cplusplus
 }
