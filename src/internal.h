@@ -3,6 +3,7 @@
 #define COAL_INTERNAL_H
 
 #include "coalesce.h"
+#include "coalesce_device.h" /* coal_bvec_view and the arrays of a context's memory */
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -286,10 +287,8 @@ struct coal_bvec_s {
   int view; /* 1: data belongs to someone else (coal_bvec_view); destroy leaves it */
 };
 
-/* A block object over existing storage in the context's memory space (no copy, no
- * ownership): the solvers hand parts of their workspaces to SpMM and to preconditioners. */
-coal_status coal_bvec_view(coal_ctx ctx, int64_t n, int64_t k, coal_dtype dtype, coal_layout layout,
-                           int64_t ld, void *data, coal_bvec *X);
+/* coal_bvec_view (coalesce_device.h): the solvers hand parts of their workspaces to SpMM and
+ * to preconditioners as views. */
 
 /* Index of `name` in names[0..n), or -1. */
 int coal_name_lookup(const char *const *names, int n, const char *name);
