@@ -4,7 +4,7 @@
 #include "../kernels/blas.h" /* the vector operations' table, until it joins backend.h */
 #include "backend.h"
 
-/* n entries of fp64 from and to the arrays of a call: n >= 0, and an array where n > 0. */
+/* The length of a single-vector operation: n >= 0 entries. */
 #define CHECK_N(ctx, n)                                                                            \
   COAL_CHECK((ctx), (n) >= 0, COAL_ERR_ARG, "negative length %lld", (long long)(n))
 
