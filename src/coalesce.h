@@ -465,7 +465,8 @@ int coal_eigen_nconverged(coal_eigen E);
 
 /* ---- benchmark support (`coalesce bench`, the probes) ---------------------------------- *
  * Timing in the library's own terms and the vendor references measured in the same process.
- * Not needed to use the library. The cuSPARSE references need a CUDA context; a host-only
+ * Not needed to use the library. coal_bench_time runs on both backends; the copy bandwidth,
+ * the GPU FastLoad build time and the cuSPARSE references need a CUDA context, and a host-only
  * build answers COAL_ERR_NOT_COMPILED for them. */
 typedef coal_status (*coal_bench_fn)(void *arg);
 
