@@ -41,11 +41,11 @@ extern "C" {
  * the 256 cells). Any value in 0..256 gives the same result; only speed differs. */
 #define COAL_SPGEMM_DENSE_NNZ 192
 
-/* Algorithms. TILE: TileSpGEMM (the three steps above; host twin kernels/host/spgemm_tile.c).
- * ROWS: row-by-row Gustavson with hash accumulators (CUDA: kernels/cuda/spgemm_rows.cu, C
- * stays on the GPU; host: Gustavson, kernels/host/spgemm_gustavson.c). AUTO picks ROWS on
- * both backends: measured faster on every matrix of `coalesce bench spgemm` (docs/spgemm.md). */
-typedef enum { COAL_SPGEMM_AUTO = 0, COAL_SPGEMM_TILE = 1, COAL_SPGEMM_ROWS = 2 } coal_spgemm_algo;
+/* Algorithms (coal_spgemm_algo, coalesce.h). TILE: TileSpGEMM (the three steps above; host
+ * twin kernels/host/spgemm_tile.c). ROWS: row-by-row Gustavson with hash accumulators (CUDA:
+ * kernels/cuda/spgemm_rows.cu, C stays on the GPU; host: Gustavson,
+ * kernels/host/spgemm_gustavson.c). AUTO picks ROWS on both backends: measured faster on every
+ * matrix of `coalesce bench spgemm` (docs/spgemm.md). */
 
 struct coal_spgemm_s {
   coal_ctx ctx;
@@ -86,10 +86,6 @@ coal_status coal_spgemm_symbolic_cuda(coal_spgemm p);
 coal_status coal_spgemm_numeric_cuda(coal_spgemm p, int download);
 coal_status coal_spgemm_stats_cuda(coal_spgemm p);
 void coal_spgemm_release_cuda(coal_spgemm p);
-
-/* coal_spgemm_create with a chosen algorithm (tests and the benchmark; AUTO = the default). */
-coal_status coal_spgemm_create_algo(coal_product_type type, coal_mat A, coal_mat B,
-                                    coal_spgemm_algo algo, coal_spgemm *prod, coal_mat *C);
 
 /* Sets the dense-accumulator threshold of p (and of both products of a PtAP object), 0..256:
  * for measurements and tests; the result does not depend on it. */
@@ -157,6 +153,9 @@ coal_status coal_spgemm_cuda_download(coal_spgemm p, coal_tile **tc, int32_t **p
  * and the CSR converted back from those tiles on the GPU, downloaded (coal_malloc'd). */
 coal_status coal_tile_cuda_roundtrip(coal_mat A, coal_tile **t, int32_t **rowptr, int32_t **colind,
                                      void **values);
+
+/* The cuSPARSE SpGEMM reference of the benchmark (coal_cusparse_spgemm_*, declared in
+ * coalesce.h, section "benchmark support") is kernels/cuda/spgemm_cusparse.cu. */
 
 #ifdef __cplusplus
 }

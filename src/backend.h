@@ -33,8 +33,7 @@ typedef coal_status (*coal_spmv_fn)(coal_mat A, double alpha, const void *x, dou
 /* Y = alpha*A*X + beta*Y for a dense block in the backend's memory (kernels/spmm.h). */
 typedef coal_status (*coal_spmm_fn)(coal_mat A, double alpha, coal_bvec X, double beta,
                                     coal_bvec Y);
-/* One timed repetition of a benchmark (kernels/bench.h). */
-typedef coal_status (*coal_bench_fn)(void *arg);
+/* coal_bench_fn, one timed repetition of a benchmark: coalesce.h (benchmark support). */
 
 /* ---- memory in the backend's space ------------------------------------------------------- */
 typedef struct coal_mem_ops {

@@ -91,6 +91,13 @@ coal_status coal_ctx_sync(coal_ctx ctx);
 /* Human-readable device description ("host CPU" or "NVIDIA H100 ..., sm_90"). */
 const char *coal_ctx_device_name(coal_ctx ctx);
 
+/* ---- utilities ------------------------------------------------------------------------- */
+/* Monotonic clock in seconds (wall time; the library's own timings use it). */
+double coal_now_seconds(void);
+/* Deterministic uniform value in [-1,1): number i of stream `seed` (splitmix64), the numbers
+ * behind coal_bvec_set_random and the random generators. */
+double coal_random_uniform(uint64_t seed, uint64_t i);
+
 /* ---- sparse matrix (CSR) --------------------------------------------------------------- *
  * Canonical storage is CSR with 32-bit column indices and 32-bit row offsets. Matrices with
  * more than 2^31-1 rows, columns or nonzeros are refused with COAL_ERR_OVERFLOW at creation.
@@ -111,6 +118,14 @@ coal_dtype coal_mat_dtype(coal_mat A);
 coal_ctx coal_mat_ctx(coal_mat A);
 /* Copies of the host CSR arrays (caller-provided, sized nrows+1 / nnz / nnz). Any may be NULL. */
 coal_status coal_mat_get_csr(coal_mat A, int64_t *rowptr, int32_t *colind, void *values);
+/* A's own host CSR arrays, read-only and without a copy: rowptr [nrows+1], colind [nnz] (sorted
+ * and unique per row) and values [nnz] of A's dtype. They are made current first (a matrix
+ * that lives on the device is downloaded, as for coal_mat_get_csr); when the host copy is
+ * current this costs two tests. The arrays belong to A and keep their address while A lives;
+ * the values are those of the call: after A's values change, call again. Any output may be
+ * NULL. */
+coal_status coal_mat_host_csr(coal_mat A, const int32_t **rowptr, const int32_t **colind,
+                              const void **values);
 /* Replaces the values (same structure, same dtype, host array of nnz in CSR order). Derived
  * formats and device copies are refreshed at the next use. */
 coal_status coal_mat_set_values(coal_mat A, const void *values);
@@ -125,6 +140,8 @@ coal_status coal_mat_is_symmetric(coal_mat A, int *sym);
 
 /* FastLoad tuning: block height limit H ([FASTLOAD]: 1..8 best). Default 8. Drops cached format. */
 coal_status coal_mat_set_fastload_height(coal_mat A, int height);
+/* The FastLoad block height limit A's formats are built with. */
+coal_status coal_mat_get_fastload_height(coal_mat A, int *height);
 /* Statistics of the FastLoad formats, building them if needed. Any pointer may be NULL. */
 typedef struct {
   int64_t nblocks; /* warp blocks */
@@ -133,6 +150,12 @@ typedef struct {
   double build_seconds;
 } coal_fastload_stats;
 coal_status coal_mat_fastload_stats(coal_mat A, int transposed, coal_fastload_stats *st);
+/* Lane order of a FastLoad format, building it if needed: (*perm)[s] is the lane at sorted
+ * position s (lanes sorted by entry count, descending, stable). transposed 0: the scatter
+ * format, lanes are the ncols columns; 1: the gather format, lanes are the nrows rows. Owned
+ * by A: valid until the format is dropped (a value or height change) or A is destroyed.
+ * coal_mat_permute(A, perm, &B) with the gather order gives a B whose rows are in that order. */
+coal_status coal_mat_fastload_order(coal_mat A, int transposed, const int32_t **perm);
 
 /* ---- Matrix Market I/O ----------------------------------------------------------------- *
  * Reads .mtx and .mtx.gz. Coordinate (real, integer, pattern; general, symmetric,
@@ -335,6 +358,14 @@ typedef enum { COAL_PRODUCT_AB = 0, COAL_PRODUCT_PTAP = 1 } coal_product_type;
 typedef struct coal_spgemm_s *coal_spgemm;
 coal_status coal_spgemm_create(coal_product_type type, coal_mat A, coal_mat B, coal_spgemm *prod,
                                coal_mat *C);
+/* Algorithms. TILE: TileSpGEMM [TILESPGEMM] (16 x 16 tiles with bit masks). ROWS: row-by-row
+ * Gustavson with hash accumulators (on the GPU C stays on the device). AUTO picks ROWS on both
+ * backends, the faster on every matrix of `coalesce bench spgemm` (docs/spgemm.md). */
+typedef enum { COAL_SPGEMM_AUTO = 0, COAL_SPGEMM_TILE = 1, COAL_SPGEMM_ROWS = 2 } coal_spgemm_algo;
+/* coal_spgemm_create with a chosen algorithm (tests and benchmarks; AUTO is coal_spgemm_create).
+ * An unknown algo: COAL_ERR_ARG. */
+coal_status coal_spgemm_create_algo(coal_product_type type, coal_mat A, coal_mat B,
+                                    coal_spgemm_algo algo, coal_spgemm *prod, coal_mat *C);
 coal_status coal_spgemm_numeric(coal_spgemm prod);
 coal_status coal_spgemm_destroy(coal_spgemm *prod);
 
@@ -431,6 +462,64 @@ coal_status coal_eigen_get_stats(coal_eigen E, coal_eigen_stats *st);
 coal_status coal_eigen_get_history(coal_eigen E, int *nit, int *nev, const double **res);
 /* Number of the nev wanted pairs that converged in the last solve. */
 int coal_eigen_nconverged(coal_eigen E);
+
+/* ---- benchmark support (`coalesce bench`, the probes) ---------------------------------- *
+ * Timing in the library's own terms and the vendor references measured in the same process.
+ * Not needed to use the library. coal_bench_time runs on both backends; the copy bandwidth,
+ * the GPU FastLoad build time and the cuSPARSE references need a CUDA context, and a host-only
+ * build answers COAL_ERR_NOT_COMPILED for them. */
+typedef coal_status (*coal_bench_fn)(void *arg);
+
+/* Runs fn `warmup` times, then `reps` times, each timed on its own (CUDA events on the
+ * context's stream for the cuda backend, a monotonic clock on host); writes the median and
+ * the minimum in microseconds. */
+coal_status coal_bench_time(coal_ctx ctx, coal_bench_fn fn, void *arg, int warmup, int reps,
+                            double *median_us, double *min_us);
+
+/* Device-to-device copy bandwidth, counting bytes read plus bytes written, in GB/s
+ * (median of several copies of `bytes` bytes). CUDA contexts only. */
+coal_status coal_bench_copy_bandwidth(coal_ctx ctx, size_t bytes, double *gbps);
+
+/* FastLoad format built on the GPU from A's device CSR: rebuilds A's scatter (transposed = 0)
+ * or gather (1) device format, replacing the cached one, and writes the build time in
+ * milliseconds (CUDA events; workspace and format allocations included). One untimed build
+ * first, so that one-time module loading is not counted. */
+coal_status coal_cuda_fastload_build_time(coal_mat A, int transposed, double *ms);
+
+/* cuSPARSE SpMV on A's device CSR (alg 1 = CUSPARSE_SPMV_CSR_ALG1, 2 = ALG2), with
+ * cusparseSpMV_preprocess done at creation. x and y are device vectors of A's dtype. */
+typedef struct coal_cusparse_spmv coal_cusparse_spmv;
+coal_status coal_cusparse_spmv_create(coal_mat A, int alg, const void *x, void *y,
+                                      coal_cusparse_spmv **out);
+coal_status coal_cusparse_spmv_run(coal_cusparse_spmv *h, double alpha, double beta);
+void coal_cusparse_spmv_destroy(coal_cusparse_spmv *h);
+
+/* cuSPARSE SpMM on A's device CSR: Y = alpha*A*X + beta*Y with X (ncols x k) and Y (nrows x k)
+ * dense device blocks of A's dtype in `layout` with leading dimensions ldx, ldy.
+ * alg: 1 = CUSPARSE_SPMM_CSR_ALG1 (column-major), 2 = CSR_ALG2 and 3 = CSR_ALG3 (row-major);
+ * cusparseSpMM_preprocess is done at creation (where the algorithm has one). A combination
+ * cuSPARSE refuses gives COAL_ERR_UNSUPPORTED, so the caller can skip it. */
+typedef struct coal_cusparse_spmm coal_cusparse_spmm;
+coal_status coal_cusparse_spmm_create(coal_mat A, int alg, int64_t k, coal_layout layout,
+                                      const void *X, int64_t ldx, void *Y, int64_t ldy,
+                                      coal_cusparse_spmm **out);
+coal_status coal_cusparse_spmm_run(coal_cusparse_spmm *h, double alpha, double beta);
+void coal_cusparse_spmm_destroy(coal_cusparse_spmm *h);
+
+/* cuSPARSE SpGEMM: C = A*B with cuSPARSE's generic SpGEMM on the device CSR of A and B (one
+ * CUDA context; the descriptors point at A's and B's device copies, which must stay current:
+ * do not change their values meanwhile). run: the whole product as a user calls it
+ * (descriptors of C, workEstimation, compute, allocations, copy; the buffers freed, C kept
+ * until the next run). reuse_setup: the structure by the cusparseSpGEMMreuse_* path once, then
+ * its first numeric; reuse_compute: the numeric-only product. result: the last C as a new
+ * host-CSR matrix on the context, and peak_bytes (the buffers of run plus C). */
+typedef struct coal_cusparse_spgemm coal_cusparse_spgemm;
+coal_status coal_cusparse_spgemm_create(coal_mat A, coal_mat B, coal_cusparse_spgemm **h);
+coal_status coal_cusparse_spgemm_run(coal_cusparse_spgemm *h);
+coal_status coal_cusparse_spgemm_reuse_setup(coal_cusparse_spgemm *h);
+coal_status coal_cusparse_spgemm_reuse_compute(coal_cusparse_spgemm *h);
+coal_status coal_cusparse_spgemm_result(coal_cusparse_spgemm *h, coal_mat *C, size_t *peak_bytes);
+void coal_cusparse_spgemm_destroy(coal_cusparse_spgemm *h);
 
 #ifdef __cplusplus
 }

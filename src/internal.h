@@ -3,6 +3,7 @@
 #define COAL_INTERNAL_H
 
 #include "coalesce.h"
+#include "coalesce_device.h" /* coal_bvec_view and the arrays of a context's memory */
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -288,10 +289,8 @@ struct coal_bvec_s {
   int view; /* 1: data belongs to someone else (coal_bvec_view); destroy leaves it */
 };
 
-/* A block object over existing storage in the context's memory space (no copy, no
- * ownership): the solvers hand parts of their workspaces to SpMM and to preconditioners. */
-coal_status coal_bvec_view(coal_ctx ctx, int64_t n, int64_t k, coal_dtype dtype, coal_layout layout,
-                           int64_t ld, void *data, coal_bvec *X);
+/* coal_bvec_view (coalesce_device.h): the solvers hand parts of their workspaces to SpMM and
+ * to preconditioners as views. */
 
 /* Index of `name` in names[0..n), or -1. */
 int coal_name_lookup(const char *const *names, int n, const char *name);
@@ -320,16 +319,11 @@ int32_t coal_mat_line_stride(coal_mat A);
  * offsets >= twice the line stride, under the same majority rule), 0 if none. */
 coal_status coal_mat_plane_stride_compute(coal_mat A, int32_t *stride);
 
-/* Monotonic clock in seconds (build timings). */
-double coal_now_seconds(void);
 /* Stable sort of lanes 0..n-1 by entry count ptr[l+1]-ptr[l], descending: perm[s] is the lane
  * at sorted position s. O(n + max count). */
 coal_status coal_sort_by_count_desc(coal_ctx ctx, int32_t n, const int32_t *ptr, int32_t *perm);
 /* qsort comparator of int32_t, ascending. */
 int coal_cmp_i32(const void *a, const void *b);
-
-/* Deterministic uniform [-1,1) value number i of stream `seed` (splitmix64). */
-double coal_random_uniform(uint64_t seed, uint64_t i);
 
 #ifdef __cplusplus
 }

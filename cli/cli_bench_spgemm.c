@@ -18,8 +18,6 @@
  * GFLOP/s count 2 flops per intermediate product. Memory: ours, the product object's peak
  * (tile formats, C's tile structure, workspaces; excluding C); cuSPARSE, its two external
  * buffers (excluding C); both also as a ratio to C's CSR size. */
-#include "../../kernels/bench.h"
-#include "../../kernels/spgemm.h"
 #include "cli.h"
 
 #include <math.h>
@@ -68,22 +66,23 @@ typedef struct {
 static coal_status run_cusp(void *p) {
   cusp_arg *a = p;
   for (int i = 0; i < a->n; i++)
-    COAL_CALL(a->reuse ? coal_cusparse_spgemm_reuse_compute(a->h[i])
-                       : coal_cusparse_spgemm_run(a->h[i]));
+    CLI_CALL(a->reuse ? coal_cusparse_spgemm_reuse_compute(a->h[i])
+                      : coal_cusparse_spgemm_run(a->h[i]));
   return COAL_SUCCESS;
 }
 
 /* max |C - R| / max |R| with equal structure, else +inf. */
 static double mat_err(coal_mat C, coal_mat R) {
-  if (!C || !R || coal_mat_host(C) != COAL_SUCCESS || C->nrows != R->nrows ||
-      C->ncols != R->ncols || C->nnz != R->nnz ||
-      memcmp(C->rowptr, R->rowptr, sizeof(int32_t) * ((size_t)R->nrows + 1)) ||
-      memcmp(C->colind, R->colind, sizeof(int32_t) * (size_t)R->nnz))
+  cli_csr hc, hr;
+  if (!C || !R || cli_csr_get(C, &hc) != COAL_SUCCESS || cli_csr_get(R, &hr) != COAL_SUCCESS ||
+      hc.nrows != hr.nrows || hc.ncols != hr.ncols || hc.nnz != hr.nnz ||
+      memcmp(hc.rowptr, hr.rowptr, sizeof(int32_t) * ((size_t)hr.nrows + 1)) ||
+      memcmp(hc.colind, hr.colind, sizeof(int32_t) * (size_t)hr.nnz))
     return INFINITY;
   double num = 0, den = 0;
-  for (int64_t p = 0; p < R->nnz; p++) {
-    double c = C->dtype == COAL_F64 ? ((double *)C->values)[p] : ((float *)C->values)[p];
-    double r = R->dtype == COAL_F64 ? ((double *)R->values)[p] : ((float *)R->values)[p];
+  for (int64_t p = 0; p < hr.nnz; p++) {
+    double c = cli_csr_value(&hc, p);
+    double r = cli_csr_value(&hr, p);
     if (isnan(c) != isnan(r)) return INFINITY;
     if (fabs(c - r) > num) num = fabs(c - r);
     if (fabs(r) > den) den = fabs(r);
@@ -93,22 +92,25 @@ static double mat_err(coal_mat C, coal_mat R) {
 
 /* A copy of host matrix H on ctx. */
 static coal_status copy_to(coal_mat H, coal_ctx ctx, coal_mat *M) {
-  int64_t *rp = malloc(sizeof(int64_t) * ((size_t)H->nrows + 1));
+  cli_csr h;
+  CLI_CALL(cli_csr_get(H, &h));
+  int64_t *rp = malloc(sizeof(int64_t) * ((size_t)h.nrows + 1));
   if (!rp) return COAL_ERR_MEMORY;
-  for (int32_t i = 0; i <= H->nrows; i++) rp[i] = H->rowptr[i];
-  coal_status st =
-      coal_mat_create_csr(ctx, H->nrows, H->ncols, rp, H->colind, H->values, H->dtype, M);
+  for (int64_t i = 0; i <= h.nrows; i++) rp[i] = h.rowptr[i];
+  coal_status st = coal_mat_create_csr(ctx, h.nrows, h.ncols, rp, h.colind, h.values, h.dtype, M);
   free(rp);
   return st;
 }
 
 /* Aggregation P (3 x 3 x 3 nodes per aggregate) on an n^3 grid, and its smoothed version. */
-static coal_status prolongators(coal_mat A, int64_t n, coal_mat *P, coal_mat *S) {
-  coal_ctx ctx = A->ctx;
+static coal_status prolongators(coal_mat hA, int64_t n, coal_mat *P, coal_mat *S) {
+  coal_ctx ctx = coal_mat_ctx(hA);
+  cli_csr A;
+  CLI_CALL(cli_csr_get(hA, &A));
   const int64_t m = n * n * n, a = (n + 2) / 3;
-  int32_t *r = malloc(sizeof(int32_t) * (size_t)(m + A->nnz + 1));
-  int32_t *c = malloc(sizeof(int32_t) * (size_t)(m + A->nnz + 1));
-  double *v = malloc(sizeof(double) * (size_t)(m + A->nnz + 1));
+  int32_t *r = malloc(sizeof(int32_t) * (size_t)(m + A.nnz + 1));
+  int32_t *c = malloc(sizeof(int32_t) * (size_t)(m + A.nnz + 1));
+  double *v = malloc(sizeof(double) * (size_t)(m + A.nnz + 1));
   coal_status st = COAL_ERR_MEMORY;
   coal_mat M = NULL;
   if (!r || !c || !v) goto done;
@@ -116,21 +118,20 @@ static coal_status prolongators(coal_mat A, int64_t n, coal_mat *P, coal_mat *S)
     const int64_t x = i % n, y = (i / n) % n, z = i / (n * n);
     r[i] = (int32_t)i, c[i] = (int32_t)(x / 3 + a * (y / 3 + a * (z / 3))), v[i] = 1.0;
   }
-  if ((st = coal_mat_create_coo(ctx, m, a * a * a, m, r, c, v, A->dtype, P))) goto done;
+  if ((st = coal_mat_create_coo(ctx, m, a * a * a, m, r, c, v, A.dtype, P))) goto done;
   /* M = I - (2/3) D^-1 A */
   int64_t w = 0;
-  for (int32_t i = 0; i < A->nrows; i++) {
+  for (int32_t i = 0; i < (int32_t)A.nrows; i++) {
     double d = 1;
-    for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
-      if (A->colind[p] == i)
-        d = A->dtype == COAL_F64 ? ((double *)A->values)[p] : ((float *)A->values)[p];
+    for (int32_t p = A.rowptr[i]; p < A.rowptr[i + 1]; p++)
+      if (A.colind[p] == i) d = cli_csr_value(&A, p);
     r[w] = i, c[w] = i, v[w++] = 1.0;
-    for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
-      double x = A->dtype == COAL_F64 ? ((double *)A->values)[p] : ((float *)A->values)[p];
-      r[w] = i, c[w] = A->colind[p], v[w++] = -(2.0 / 3.0) * x / d;
+    for (int32_t p = A.rowptr[i]; p < A.rowptr[i + 1]; p++) {
+      double x = cli_csr_value(&A, p);
+      r[w] = i, c[w] = A.colind[p], v[w++] = -(2.0 / 3.0) * x / d;
     }
   }
-  if ((st = coal_mat_create_coo(ctx, A->nrows, A->ncols, w, r, c, v, A->dtype, &M))) goto done;
+  if ((st = coal_mat_create_coo(ctx, A.nrows, A.ncols, w, r, c, v, A.dtype, &M))) goto done;
   st = coal_mat_multiply(M, *P, S);
 done:
   coal_mat_destroy(&M);
@@ -243,8 +244,10 @@ report:;
   if (R->csv) {
     FILE *f = R->csv;
     cli_csv_str(f, mname), fputc(',', f), cli_csv_str(f, cname);
-    fprintf(f, ",%s,%d,%d,%lld,%lld,%s", cli_dtype_name(o->c.dtype), C ? C->nrows : 0,
-            C ? C->ncols : 0, (long long)st.nnz_c, (long long)st.products, ok ? "ok" : "failed");
+    int64_t cm = 0, cn = 0;
+    if (C) coal_mat_size(C, &cm, &cn, NULL);
+    fprintf(f, ",%s,%lld,%lld,%lld,%lld,%s", cli_dtype_name(o->c.dtype), (long long)cm,
+            (long long)cn, (long long)st.nnz_c, (long long)st.products, ok ? "ok" : "failed");
     fputc(',', f), cli_put_num(f, ours * 1e-3, "");
     fputc(',', f), cli_put_num(f, gf / (ours * 1e-3), "");
     fputc(',', f), cli_put_num(f, tile * 1e-3, "");
@@ -279,7 +282,9 @@ static void bench_matrix(sg_run *R, int idx) {
     R->failed = 1;
     goto done;
   }
-  if (hA->nrows == hA->ncols) bench_case(R, sp->name, "A*A", COAL_PRODUCT_AB, hA, hA, dA, dA);
+  int64_t am = 0, an = 0;
+  coal_mat_size(hA, &am, &an, NULL);
+  if (am == an) bench_case(R, sp->name, "A*A", COAL_PRODUCT_AB, hA, hA, dA, dA);
   bench_case(R, sp->name, "A*A^T", COAL_PRODUCT_AB, hA, hT, dA, dT);
   if (sp->kind == CLI_SPEC_LAP3D || sp->kind == CLI_SPEC_LAP3D27) {
     if ((s = prolongators(hA, sp->n, &hP, &hS)) || (s = copy_to(hP, R->ctx, &dP)) ||

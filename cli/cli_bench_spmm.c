@@ -4,7 +4,6 @@
  * checked against a plain CSR loop on a host copy of the matrix, then timed with
  * coal_bench_time (median). Also reports how often coal_spmm_select picks the fastest of our
  * kernels (the oracle) and the time lost when it does not. See bench/README.md. */
-#include "../../kernels/bench.h"
 #include "cli.h"
 
 #include <math.h>
@@ -107,19 +106,18 @@ static double buf_at(const void *buf, coal_dtype dt, size_t i) {
   return dt == COAL_F64 ? ((const double *)buf)[i] : (double)((const float *)buf)[i];
 }
 
-/* Plain CSR loop in double over the host copy, one pass over A for all nc columns:
+/* Plain CSR loop in double over the host copy A, one pass over A for all nc columns:
  * ref (rows x nc, row-major) = A * xr (cols x nc, row-major); scale[j] = max_i sum |a x|. */
-static int reference(mstate *s) {
+static int reference(mstate *s, const cli_csr *A) {
   int64_t nc = s->nc;
   double *ab = calloc((size_t)nc, sizeof *ab);
   if (!ab) return -1;
-  coal_mat A = s->Ah;
   for (int64_t j = 0; j < nc; j++) s->scale[j] = 0;
-  for (int32_t i = 0; i < A->nrows; i++) {
+  for (int64_t i = 0; i < A->nrows; i++) {
     double *r = s->ref + (size_t)i * (size_t)nc;
     for (int64_t j = 0; j < nc; j++) r[j] = ab[j] = 0;
     for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
-      double a = buf_at(A->values, A->dtype, (size_t)p);
+      double a = cli_csr_value(A, p);
       const double *x = s->xr + (size_t)A->colind[p] * (size_t)nc;
       for (int64_t j = 0; j < nc; j++) {
         double t = a * x[j];
@@ -284,7 +282,7 @@ static coal_status prepare_reference(spmm_run *R, mstate *s, coal_bvec X) {
   int64_t k = s->k, nmax = s->rows > s->cols ? s->rows : s->cols;
   double work = (double)k * (double)(s->nnz > nmax ? s->nnz : nmax);
   s->nc = (work > REF_WORK && k > REF_COLS) ? REF_COLS : k;
-  size_t vs = coal_dtype_size(R->o.c.dtype);
+  size_t vs = cli_dtype_size(R->o.c.dtype);
   s->buf = malloc(vs * (size_t)(nmax > 0 ? nmax : 1) * (size_t)k);
   s->cj = malloc(sizeof *s->cj * (size_t)s->nc);
   s->xr = malloc(sizeof *s->xr * ((size_t)s->cols * (size_t)s->nc + 1));
@@ -293,13 +291,14 @@ static coal_status prepare_reference(spmm_run *R, mstate *s, coal_bvec X) {
   if (!s->buf || !s->cj || !s->xr || !s->ref || !s->scale) return COAL_ERR_MEMORY;
   for (int64_t j = 0; j < s->nc; j++)
     s->cj[j] = s->nc == k ? j : (j * (k - 1) + (s->nc - 1) / 2) / (s->nc - 1);
-  COAL_CALL(coal_bvec_get_host(X, s->buf, COAL_COL_MAJOR, 0));
+  CLI_CALL(coal_bvec_get_host(X, s->buf, COAL_COL_MAJOR, 0));
   for (int64_t i = 0; i < s->cols; i++)
     for (int64_t j = 0; j < s->nc; j++)
       s->xr[(size_t)i * (size_t)s->nc + (size_t)j] =
           buf_at(s->buf, R->o.c.dtype, (size_t)(i + s->cj[j] * s->cols));
-  COAL_CALL(coal_mat_host(s->Ah)); /* reference() reads its host CSR */
-  if (reference(s)) return COAL_ERR_MEMORY;
+  cli_csr A;
+  CLI_CALL(cli_csr_get(s->Ah, &A)); /* reference() reads its host CSR */
+  if (reference(s, &A)) return COAL_ERR_MEMORY;
   if (s->nc < k)
     printf("          k=%lld: reference on %lld columns spread over 0..%lld, NaN scan on all\n",
            (long long)k, (long long)s->nc, (long long)k - 1);
@@ -317,9 +316,9 @@ static coal_status prepare_k(spmm_run *R, mstate *s, const int need[2]) {
   coal_dtype dt = R->o.c.dtype;
   for (int L = 0; L < 2; L++)
     if (need[L]) {
-      COAL_CALL(coal_bvec_create(R->ctx, s->cols, s->k, dt, (coal_layout)L, 0, &s->X[L]));
-      COAL_CALL(coal_bvec_create(R->ctx, s->rows, s->k, dt, (coal_layout)L, 0, &s->Y[L]));
-      COAL_CALL(coal_bvec_set_random(s->X[L], SEED));
+      CLI_CALL(coal_bvec_create(R->ctx, s->cols, s->k, dt, (coal_layout)L, 0, &s->X[L]));
+      CLI_CALL(coal_bvec_create(R->ctx, s->rows, s->k, dt, (coal_layout)L, 0, &s->Y[L]));
+      CLI_CALL(coal_bvec_set_random(s->X[L], SEED));
     }
   return prepare_reference(R, s, s->X[need[0] ? 0 : 1]);
 }
@@ -355,9 +354,8 @@ static void bench_k(spmm_run *R, mstate *s, int64_t k, msum *m) {
   char what[64];
   coal_status st;
   s->k = k;
-  s->floor_b =
-      cli_byte_floor(s->rows, s->cols, s->nnz, R->o.c.dtype) +
-      (double)(k - 1) * (double)(s->rows + s->cols) * (double)coal_dtype_size(R->o.c.dtype);
+  s->floor_b = cli_byte_floor(s->rows, s->cols, s->nnz, R->o.c.dtype) +
+               (double)(k - 1) * (double)(s->rows + s->cols) * (double)cli_dtype_size(R->o.c.dtype);
   memset(s->res, 0, sizeof s->res);
   for (int v = 0; v < NV; v++) s->res[v].us = s->res[v].us_min = s->res[v].err = NAN;
   int need[2] = {R->lay[0] || R->cuda, R->lay[1] || R->cuda};

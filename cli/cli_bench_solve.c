@@ -3,7 +3,6 @@
  * on (per-iteration time against one SpMV and the vector traffic of an iteration). Times are
  * wall clock around synchronised calls, setup and solve separately. The comparison is shared
  * with `coalesce demo` (cli_solve_compare). */
-#include "../../kernels/bench.h"
 #include "cli.h"
 
 #include <math.h>

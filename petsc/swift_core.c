@@ -2,9 +2,6 @@
  * products on PETSc's host arrays (device workspaces, copies, page-locking). */
 #include "swift_impl.h"
 
-#include "../backend.h"
-#include "../internal.h"
-
 #include <string.h>
 
 swift_events coal_swift_ev;
@@ -107,17 +104,16 @@ PetscErrorCode swift_republish(Mat B, const char *from, const char *to, PetscBoo
 PetscErrorCode swift_ws_reserve(coal_ctx ctx, swift_ws *w, size_t xbytes, size_t ybytes) {
   PetscFunctionBegin;
   if (coal_ctx_backend(ctx) != COAL_BACKEND_CUDA) PetscFunctionReturn(0);
-  const coal_mem_ops *ops = &coal_backend(ctx)->mem;
   if (xbytes > w->xcap) {
-    if (w->x) ops->release(ctx, w->x);
+    if (w->x) coal_device_free(ctx, w->x);
     w->x = NULL, w->xcap = 0;
-    SWIFT_CALL(ctx, ops->alloc(ctx, xbytes, &w->x));
+    SWIFT_CALL(ctx, coal_device_alloc(ctx, xbytes, &w->x));
     w->xcap = xbytes;
   }
   if (ybytes > w->ycap) {
-    if (w->y) ops->release(ctx, w->y);
+    if (w->y) coal_device_free(ctx, w->y);
     w->y = NULL, w->ycap = 0;
-    SWIFT_CALL(ctx, ops->alloc(ctx, ybytes, &w->y));
+    SWIFT_CALL(ctx, coal_device_alloc(ctx, ybytes, &w->y));
     w->ycap = ybytes;
   }
   PetscFunctionReturn(0);
@@ -125,8 +121,8 @@ PetscErrorCode swift_ws_reserve(coal_ctx ctx, swift_ws *w, size_t xbytes, size_t
 
 void swift_ws_free(coal_ctx ctx, swift_ws *w) {
   if (ctx && coal_ctx_backend(ctx) == COAL_BACKEND_CUDA) {
-    if (w->x) coal_backend(ctx)->mem.release(ctx, w->x);
-    if (w->y) coal_backend(ctx)->mem.release(ctx, w->y);
+    if (w->x) coal_device_free(ctx, w->x);
+    if (w->y) coal_device_free(ctx, w->y);
   }
   memset(w, 0, sizeof *w);
 }
@@ -141,13 +137,12 @@ typedef struct {
   void *ptr;
   size_t bytes;
   PetscBool ok;
-  void (*unregister)(void *p); /* the backend's mem.host_unregister, for the destructor */
 } swift_pin_rec;
 
 static PetscErrorCode pin_destroy(void *p) {
   swift_pin_rec *r = (swift_pin_rec *)p;
   PetscFunctionBegin;
-  if (r->ok) r->unregister(r->ptr);
+  if (r->ok) coal_host_unregister(r->ptr);
   PetscCall(PetscFree(r));
   PetscFunctionReturn(0);
 }
@@ -177,11 +172,7 @@ PetscErrorCode swift_pin(coal_ctx ctx, Vec v, const void *array, size_t bytes, P
   swift_pin_rec *r;
   PetscCall(PetscNew(&r));
   r->ptr = (void *)array, r->bytes = bytes;
-  const coal_mem_ops *mem = &coal_backend(ctx)->mem;
-  r->unregister = mem->host_unregister;
-  r->ok = mem->host_register && mem->host_register(ctx, r->ptr, bytes) == COAL_SUCCESS
-              ? PETSC_TRUE
-              : PETSC_FALSE;
+  r->ok = coal_host_register(ctx, r->ptr, bytes) == COAL_SUCCESS ? PETSC_TRUE : PETSC_FALSE;
   if (!r->ok)
     PetscCall(PetscInfo(v, "coalesce: array not page-locked: %s\n", coal_ctx_last_error(ctx)));
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
@@ -214,14 +205,13 @@ PetscErrorCode swift_apply(coal_mat A, swift_ws *w, const PetscScalar *x, const 
   }
   /* Debian's PETSc has no device support, so its GPU counters do not exist: the copies are
    * timed by the SwiftCopyIn / SwiftCopyOut events and the flops logged as CPU flops. */
-  const coal_mem_ops *ops = &coal_backend(ctx)->mem;
   PetscBool pinned;
   PetscCall(swift_ws_reserve(ctx, w, xb, yb));
   PetscCall(swift_pin(ctx, vx, x, xb, &pinned));
   PetscCall(swift_pin(ctx, vy, y, yb, &pinned));
   PetscCall(PetscLogEventBegin(coal_swift_ev.copy_in, 0, 0, 0, 0));
-  SWIFT_CALL(ctx, ops->upload(ctx, w->x, x, xb));
-  if (y0) SWIFT_CALL(ctx, ops->upload(ctx, w->y, y0, yb));
+  SWIFT_CALL(ctx, coal_device_upload(ctx, w->x, x, xb));
+  if (y0) SWIFT_CALL(ctx, coal_device_upload(ctx, w->y, y0, yb));
   PetscCall(PetscLogEventEnd(coal_swift_ev.copy_in, 0, 0, 0, 0));
   PetscCall(PetscLogEventBegin(coal_swift_ev.spmv, 0, 0, 0, 0));
   SWIFT_CALL(ctx, coal_spmv_raw(A, COAL_SPMV_AUTO, 1.0, w->x, beta, w->y));
@@ -229,7 +219,7 @@ PetscErrorCode swift_apply(coal_mat A, swift_ws *w, const PetscScalar *x, const 
   PetscCall(PetscLogEventEnd(coal_swift_ev.spmv, 0, 0, 0, 0));
   PetscCall(PetscLogFlops(2.0 * (double)nnz));
   PetscCall(PetscLogEventBegin(coal_swift_ev.copy_out, 0, 0, 0, 0));
-  SWIFT_CALL(ctx, ops->download(ctx, y, w->y, yb));
+  SWIFT_CALL(ctx, coal_device_download(ctx, y, w->y, yb));
   PetscCall(PetscLogEventEnd(coal_swift_ev.copy_out, 0, 0, 0, 0));
   PetscFunctionReturn(0);
 }
@@ -251,12 +241,12 @@ PetscErrorCode swift_apply_block(coal_mat A, swift_ws *w, PetscInt k, const Pets
     /* device copies are tight column-major blocks */
     PetscCall(PetscLogEventBegin(coal_swift_ev.copy_in, 0, 0, 0, 0));
     if (ldx == n) {
-      SWIFT_CALL(ctx, coal_backend(ctx)->mem.upload(ctx, w->x, X, xb));
+      SWIFT_CALL(ctx, coal_device_upload(ctx, w->x, X, xb));
     } else {
       for (PetscInt j = 0; j < k; j++)
-        SWIFT_CALL(ctx, coal_backend(ctx)->mem.upload(
-                            ctx, (PetscScalar *)w->x + (size_t)j * (size_t)n,
-                            X + (size_t)j * (size_t)ldx, sizeof(PetscScalar) * (size_t)n));
+        SWIFT_CALL(ctx, coal_device_upload(ctx, (PetscScalar *)w->x + (size_t)j * (size_t)n,
+                                           X + (size_t)j * (size_t)ldx,
+                                           sizeof(PetscScalar) * (size_t)n));
     }
     PetscCall(PetscLogEventEnd(coal_swift_ev.copy_in, 0, 0, 0, 0));
   }
@@ -280,12 +270,12 @@ PetscErrorCode swift_apply_block(coal_mat A, swift_ws *w, PetscInt k, const Pets
   if (cuda) {
     PetscCall(PetscLogEventBegin(coal_swift_ev.copy_out, 0, 0, 0, 0));
     if (ldy == m) {
-      SWIFT_CALL(ctx, coal_backend(ctx)->mem.download(ctx, Y, w->y, yb));
+      SWIFT_CALL(ctx, coal_device_download(ctx, Y, w->y, yb));
     } else {
       for (PetscInt j = 0; j < k; j++)
-        SWIFT_CALL(ctx, coal_backend(ctx)->mem.download(ctx, Y + (size_t)j * (size_t)ldy,
-                                                        (PetscScalar *)w->y + (size_t)j * (size_t)m,
-                                                        sizeof(PetscScalar) * (size_t)m));
+        SWIFT_CALL(ctx, coal_device_download(ctx, Y + (size_t)j * (size_t)ldy,
+                                             (PetscScalar *)w->y + (size_t)j * (size_t)m,
+                                             sizeof(PetscScalar) * (size_t)m));
     }
     PetscCall(PetscLogEventEnd(coal_swift_ev.copy_out, 0, 0, 0, 0));
   }
@@ -305,8 +295,7 @@ static PetscErrorCode swift_apply_dev(coal_mat A, Vec x, Vec y, Vec z) {
     const double *yd;
     PetscCall(swift_vec_dev_read(y, &yd));
     PetscCall(swift_vec_dev_write(z, PETSC_FALSE, &zd));
-    if (m > 0)
-      SWIFT_CALL(ctx, coal_backend(ctx)->mem.copy(ctx, zd, yd, sizeof(double) * (size_t)m));
+    if (m > 0) SWIFT_CALL(ctx, coal_device_copy(ctx, zd, yd, sizeof(double) * (size_t)m));
   } else {
     PetscCall(swift_vec_dev_write(z, y ? PETSC_TRUE : PETSC_FALSE, &zd));
   }

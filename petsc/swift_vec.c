@@ -2,7 +2,8 @@
  * memory (the GPU on the CUDA backend; a separate host buffer on the host backend, so that the
  * bookkeeping below is exercised without a GPU). Built like PETSc's own GPU vectors: VECSEQ,
  * then its operations table is saved and the operations a Krylov solver uses are replaced by
- * coalesce's vector kernels (kernels/blas.h: vec_axpbypcz, vec_pointwise, vec_dots, vec_norms).
+ * coalesce's vector operations on arrays of the context's memory (coalesce_device.h:
+ * coal_device_axpbypcz, _pointwise, _dots, _norms).
  *
  * Where the valid entries are is Vec->offloadmask: CPU (host array only), GPU (backend copy
  * only) or BOTH. Every way PETSc reaches the host array goes through the array accessors
@@ -18,9 +19,6 @@
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #include <petsc/private/vecimpl.h>
 #pragma GCC diagnostic pop
-
-#include "../../kernels/blas.h"
-#include "../backend.h"
 
 #include <float.h>
 #include <math.h>
@@ -57,7 +55,7 @@ static PetscErrorCode vs_alloc(struct swift_vec *s) {
   PetscFunctionBegin;
   if (!s->d && s->n > 0) {
     void *p = NULL;
-    SWIFT_CALL(s->ctx, coal_backend(s->ctx)->mem.alloc(s->ctx, sizeof(double) * (size_t)s->n, &p));
+    SWIFT_CALL(s->ctx, coal_device_alloc(s->ctx, sizeof(double) * (size_t)s->n, &p));
     s->d = (double *)p;
   }
   PetscFunctionReturn(0);
@@ -69,8 +67,8 @@ static PetscErrorCode vs_to_host(Vec v, struct swift_vec *s) {
   if (v->offloadmask == PETSC_OFFLOAD_GPU) {
     PetscCall(PetscLogEventBegin(coal_swift_ev.copy_out, 0, 0, 0, 0));
     if (s->n > 0)
-      SWIFT_CALL(s->ctx, coal_backend(s->ctx)->mem.download(s->ctx, host_array(v), s->d,
-                                                            sizeof(double) * (size_t)s->n));
+      SWIFT_CALL(s->ctx,
+                 coal_device_download(s->ctx, host_array(v), s->d, sizeof(double) * (size_t)s->n));
     PetscCall(PetscLogEventEnd(coal_swift_ev.copy_out, 0, 0, 0, 0));
     v->offloadmask = PETSC_OFFLOAD_BOTH;
   }
@@ -84,8 +82,8 @@ static PetscErrorCode vs_to_dev(Vec v, struct swift_vec *s) {
   if (v->offloadmask != PETSC_OFFLOAD_GPU && v->offloadmask != PETSC_OFFLOAD_BOTH) {
     PetscCall(PetscLogEventBegin(coal_swift_ev.copy_in, 0, 0, 0, 0));
     if (s->n > 0)
-      SWIFT_CALL(s->ctx, coal_backend(s->ctx)->mem.upload(s->ctx, s->d, host_array(v),
-                                                          sizeof(double) * (size_t)s->n));
+      SWIFT_CALL(s->ctx,
+                 coal_device_upload(s->ctx, s->d, host_array(v), sizeof(double) * (size_t)s->n));
     PetscCall(PetscLogEventEnd(coal_swift_ev.copy_in, 0, 0, 0, 0));
     v->offloadmask = PETSC_OFFLOAD_BOTH;
   }
@@ -145,7 +143,7 @@ struct swift_mirror {
 static PetscErrorCode mirror_destroy(void *p) {
   struct swift_mirror *r = (struct swift_mirror *)p;
   PetscFunctionBegin;
-  if (r->d && swift_ctx_alive(r->ctx)) coal_backend(r->ctx)->mem.release(r->ctx, r->d);
+  if (r->d && swift_ctx_alive(r->ctx)) coal_device_free(r->ctx, r->d);
   PetscCall(PetscFree(r));
   PetscFunctionReturn(0);
 }
@@ -182,7 +180,7 @@ static PetscErrorCode vs_read(Vec v, coal_ctx ctx, const double **d) {
   }
   if (!c) {
     void *buf = NULL;
-    if (n > 0) SWIFT_CALL(ctx, coal_backend(ctx)->mem.alloc(ctx, sizeof(double) * (size_t)n, &buf));
+    if (n > 0) SWIFT_CALL(ctx, coal_device_alloc(ctx, sizeof(double) * (size_t)n, &buf));
     PetscCall(PetscNew(&r));
     r->owner = v, r->ctx = ctx, r->d = (double *)buf;
     PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
@@ -196,8 +194,8 @@ static PetscErrorCode vs_read(Vec v, coal_ctx ctx, const double **d) {
   if (!r->valid || r->state != state || r->array != a) {
     PetscCall(PetscLogEventBegin(coal_swift_ev.copy_in, 0, 0, 0, 0));
     PetscErrorCode ierr = 0;
-    coal_status st = n > 0 ? coal_backend(ctx)->mem.upload(ctx, r->d, a, sizeof(double) * (size_t)n)
-                           : COAL_SUCCESS;
+    coal_status st =
+        n > 0 ? coal_device_upload(ctx, r->d, a, sizeof(double) * (size_t)n) : COAL_SUCCESS;
     PetscCall(PetscLogEventEnd(coal_swift_ev.copy_in, 0, 0, 0, 0));
     if (st != COAL_SUCCESS) ierr = coal_petsc_error(ctx, st, "upload");
     r->valid = st == COAL_SUCCESS ? PETSC_TRUE : PETSC_FALSE;
@@ -228,9 +226,7 @@ static PetscErrorCode vs_axpbypcz(Vec z, PetscScalar a, Vec x, PetscScalar b, Ve
   if (x) PetscCall(vs_read(x, s->ctx, &xd));
   if (y) PetscCall(vs_read(y, s->ctx, &yd));
   PetscCall(swift_vec_dev_write(z, c != 0.0 ? PETSC_TRUE : PETSC_FALSE, &zd));
-  if (s->n > 0)
-    SWIFT_CALL(s->ctx,
-               coal_backend(s->ctx)->blas.vec_axpbypcz(s->ctx, s->n, a, xd, b, yd, c, zd, d));
+  if (s->n > 0) SWIFT_CALL(s->ctx, coal_device_axpbypcz(s->ctx, s->n, a, xd, b, yd, c, zd, d));
   /* flops as VECSEQ counts them: a multiply per coefficient other than 1, an add per extra term */
   int terms = (x ? 1 : 0) + (y ? 1 : 0) + (c != 0.0 ? 1 : 0) + (d != 0.0 ? 1 : 0);
   int mults = (x && a != 1.0) + (y && b != 1.0) + (c != 0.0 && c != 1.0);
@@ -344,7 +340,7 @@ static PetscErrorCode VecSwap_Swift(Vec x, Vec y) {
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode vs_pointwise(Vec w, Vec x, Vec y, int op) {
+static PetscErrorCode vs_pointwise(Vec w, Vec x, Vec y, coal_pointwise_op op) {
   struct swift_vec *s = vs(w);
   const double *xd, *yd;
   double *wd;
@@ -352,8 +348,7 @@ static PetscErrorCode vs_pointwise(Vec w, Vec x, Vec y, int op) {
   PetscCall(vs_read(x, s->ctx, &xd));
   PetscCall(vs_read(y, s->ctx, &yd));
   PetscCall(swift_vec_dev_write(w, PETSC_FALSE, &wd));
-  if (s->n > 0)
-    SWIFT_CALL(s->ctx, coal_backend(s->ctx)->blas.vec_pointwise(s->ctx, s->n, op, xd, yd, wd));
+  if (s->n > 0) SWIFT_CALL(s->ctx, coal_device_pointwise(s->ctx, s->n, op, xd, yd, wd));
   PetscCall(vs_done(s, (double)s->n));
   PetscFunctionReturn(0);
 }
@@ -362,7 +357,7 @@ static PetscErrorCode VecPointwiseMult_Swift(Vec w, Vec x, Vec y) {
   Vec v[3] = {w, x, y};
   PetscFunctionBegin;
   if (!usable(3, v, vs(w)->n)) return vs(w)->parent.pointwisemult(w, x, y);
-  PetscCall(vs_pointwise(w, x, y, COAL_VEC_MULT));
+  PetscCall(vs_pointwise(w, x, y, COAL_POINTWISE_MULT));
   PetscFunctionReturn(0);
 }
 
@@ -370,7 +365,7 @@ static PetscErrorCode VecPointwiseDivide_Swift(Vec w, Vec x, Vec y) {
   Vec v[3] = {w, x, y};
   PetscFunctionBegin;
   if (!usable(3, v, vs(w)->n)) return vs(w)->parent.pointwisedivide(w, x, y);
-  PetscCall(vs_pointwise(w, x, y, COAL_VEC_DIV));
+  PetscCall(vs_pointwise(w, x, y, COAL_POINTWISE_DIV));
   PetscFunctionReturn(0);
 }
 
@@ -384,7 +379,7 @@ static PetscErrorCode vs_dots(Vec x, PetscInt nv, const Vec *y, PetscScalar *val
   for (PetscInt j0 = 0; j0 < nv; j0 += SWIFT_DOTS_MAX) {
     PetscInt k = nv - j0 < SWIFT_DOTS_MAX ? nv - j0 : SWIFT_DOTS_MAX;
     for (PetscInt j = 0; j < k; j++) PetscCall(vs_read(y[j0 + j], s->ctx, &yd[j]));
-    SWIFT_CALL(s->ctx, coal_backend(s->ctx)->blas.vec_dots(s->ctx, s->n, k, xd, yd, val + j0));
+    SWIFT_CALL(s->ctx, coal_device_dots(s->ctx, s->n, k, xd, yd, val + j0));
   }
   PetscCall(PetscLogFlops(2.0 * (double)s->n * (double)nv));
   PetscFunctionReturn(0);
@@ -439,11 +434,11 @@ static PetscErrorCode VecNorm_Swift(Vec x, NormType type, PetscReal *val) {
   double r[3];
   PetscFunctionBegin;
   PetscCall(swift_vec_dev_read(x, &xd));
-  SWIFT_CALL(s->ctx, coal_backend(s->ctx)->blas.vec_norms(s->ctx, s->n, xd, 1.0, r));
+  SWIFT_CALL(s->ctx, coal_device_norms(s->ctx, s->n, xd, 1.0, r));
   double nrm2 = sqrt(r[1]);
   if (r[2] > 0.0 && r[2] <= DBL_MAX && !(r[1] >= DBL_MIN / DBL_EPSILON && r[1] <= DBL_MAX)) {
     double q[3];
-    SWIFT_CALL(s->ctx, coal_backend(s->ctx)->blas.vec_norms(s->ctx, s->n, xd, 1.0 / r[2], q));
+    SWIFT_CALL(s->ctx, coal_device_norms(s->ctx, s->n, xd, 1.0 / r[2], q));
     nrm2 = r[2] * sqrt(q[1]);
   }
   switch (type) {
@@ -559,7 +554,7 @@ static PetscErrorCode VecDestroy_Swift(Vec v) {
   struct swift_vec *s = vs(v);
   PetscErrorCode (*destroy)(Vec) = s->parent.destroy;
   PetscFunctionBegin;
-  if (s->d && swift_ctx_alive(s->ctx)) coal_backend(s->ctx)->mem.release(s->ctx, s->d);
+  if (s->d && swift_ctx_alive(s->ctx)) coal_device_free(s->ctx, s->d);
   s->d = NULL;
   PetscCall((*destroy)(v));
   PetscFunctionReturn(0);

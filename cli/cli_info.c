@@ -32,7 +32,8 @@ static int info_one(coal_ctx ctx, const cli_spec *sp, coal_dtype dtype, int heig
     return CLI_FAIL;
   }
   /* row and column statistics from the host CSR arrays */
-  if ((st = coal_mat_host(A))) {
+  cli_csr c;
+  if ((st = cli_csr_get(A, &c))) {
     cli_fail(ctx, st, "%s: host copy", sp->name);
     coal_mat_destroy(&A);
     return CLI_FAIL;
@@ -44,13 +45,13 @@ static int info_one(coal_ctx ctx, const cli_spec *sp, coal_dtype dtype, int heig
     coal_mat_destroy(&A);
     return cli_fail(NULL, COAL_ERR_MEMORY, "%s", sp->name);
   }
-  for (int32_t i = 0; i < A->nrows; i++) {
-    int32_t len = A->rowptr[i + 1] - A->rowptr[i];
+  for (int64_t i = 0; i < c.nrows; i++) {
+    int32_t len = c.rowptr[i + 1] - c.rowptr[i];
     if (i == 0 || len < rmin) rmin = len;
     if (len > rmax) rmax = len;
     if (len == 0) erows++;
   }
-  for (int64_t p = 0; p < nnz; p++) hit[A->colind[p]] = 1;
+  for (int64_t p = 0; p < nnz; p++) hit[c.colind[p]] = 1;
   for (int64_t j = 0; j < n; j++) ecols += !hit[j];
   free(hit);
 
@@ -64,12 +65,14 @@ static int info_one(coal_ctx ctx, const cli_spec *sp, coal_dtype dtype, int heig
 
   int rc = CLI_OK;
   coal_fastload_stats fs;
+  int fl_height = 0;
   for (int t = 0; t < 2; t++) {
     const char *label = t ? "FastLoad gather" : "FastLoad scatter";
-    if ((st = coal_mat_fastload_stats(A, t, &fs)))
+    if ((st = coal_mat_fastload_stats(A, t, &fs)) ||
+        (st = coal_mat_get_fastload_height(A, &fl_height)))
       rc = cli_fail(ctx, st, "%s: %s", sp->name, label);
     else
-      print_fastload(label, &fs, A->fastload_height);
+      print_fastload(label, &fs, fl_height);
   }
   coal_spmv_kernel k = coal_spmv_select(A);
   printf("  %-16s %s (auto on %s: %s)\n", "kernel", coal_spmv_kernel_name(k),

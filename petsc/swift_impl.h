@@ -1,7 +1,9 @@
-/* Internals of the PETSc plugin (matrix types seqaijswift / mpiaijswift and the MatShell
- * wrapper). The plugin lives inside libcoalesce, so it uses the library's internal headers;
- * it also uses PETSc's installed private header matimpl.h (the ops table and Mat_Product),
- * as PETSc's own GPU matrix types do. */
+/* Internals of the PETSc plugin (matrix types seqaijswift / mpiaijswift, the vector types
+ * seqswift / swift and the MatShell wrapper). The plugin is linked into libcoalesce but is a
+ * consumer on top of it: it uses the public headers only, coalesce.h, coalesce_petsc.h and
+ * coalesce_device.h (arrays in the context's memory for its vectors and workspaces; the layer
+ * test, tests/test_layers.py, checks it). It also uses PETSc's installed private headers
+ * matimpl.h and vecimpl.h (the ops tables and Mat_Product), as PETSc's own GPU types do. */
 #ifndef COAL_SWIFT_IMPL_H
 #define COAL_SWIFT_IMPL_H
 
@@ -11,6 +13,7 @@
 #include <petsc/private/matimpl.h>
 #pragma GCC diagnostic pop
 
+#include "coalesce_device.h"
 #include "coalesce_petsc.h"
 
 #if !defined(PETSC_USE_REAL_DOUBLE) || defined(PETSC_USE_COMPLEX)

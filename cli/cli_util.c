@@ -340,8 +340,10 @@ int cli_fail(coal_ctx ctx, coal_status st, const char *fmt, ...) {
 
 const char *cli_dtype_name(coal_dtype d) { return d == COAL_F32 ? "f32" : "f64"; }
 
+size_t cli_dtype_size(coal_dtype d) { return d == COAL_F32 ? 4 : 8; }
+
 double cli_byte_floor(int64_t nrows, int64_t ncols, int64_t nnz, coal_dtype dtype) {
-  double v = (double)coal_dtype_size(dtype);
+  double v = (double)cli_dtype_size(dtype);
   return (double)nnz * (v + 4.0) + 4.0 * ((double)nrows + 1.0) +
          v * ((double)ncols + (double)nrows);
 }
@@ -361,7 +363,7 @@ double cli_tolerance(coal_dtype dtype) { return dtype == COAL_F32 ? 1e-5 : 1e-12
 
 coal_status cli_bvec_get(coal_bvec X, double *dst) {
   int64_t n = 0;
-  COAL_CALL(coal_bvec_size(X, &n, NULL));
+  CLI_CALL(coal_bvec_size(X, &n, NULL));
   coal_dtype dt = coal_bvec_dtype(X);
   if (dt == COAL_F64) return coal_bvec_get_host(X, dst, COAL_COL_MAJOR, 0);
   float *tmp = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
@@ -374,7 +376,7 @@ coal_status cli_bvec_get(coal_bvec X, double *dst) {
 }
 
 void *cli_random_vector(int64_t n, coal_dtype dtype, uint64_t seed) {
-  void *v = malloc(coal_dtype_size(dtype) * (size_t)(n > 0 ? n : 1));
+  void *v = malloc(cli_dtype_size(dtype) * (size_t)(n > 0 ? n : 1));
   if (!v) return NULL;
   for (int64_t i = 0; i < n; i++) {
     double r = coal_random_uniform(seed, (uint64_t)i);
@@ -386,15 +388,19 @@ void *cli_random_vector(int64_t n, coal_dtype dtype, uint64_t seed) {
   return v;
 }
 
+coal_status cli_csr_get(coal_mat A, cli_csr *c) {
+  CLI_CALL(coal_mat_size(A, &c->nrows, &c->ncols, &c->nnz));
+  c->dtype = coal_mat_dtype(A);
+  return coal_mat_host_csr(A, &c->rowptr, &c->colind, &c->values);
+}
+
 coal_status cli_csr_reference(coal_mat A, const double *x, double *y) {
-  COAL_CALL(coal_mat_host(A));
-  for (int32_t i = 0; i < A->nrows; i++) {
+  cli_csr c;
+  CLI_CALL(cli_csr_get(A, &c));
+  for (int64_t i = 0; i < c.nrows; i++) {
     double s = 0;
-    for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
-      double a = A->dtype == COAL_F64 ? ((const double *)A->values)[p]
-                                      : (double)((const float *)A->values)[p];
-      s += a * x[A->colind[p]];
-    }
+    for (int32_t p = c.rowptr[i]; p < c.rowptr[i + 1]; p++)
+      s += cli_csr_value(&c, p) * x[c.colind[p]];
     y[i] = s;
   }
   return COAL_SUCCESS;

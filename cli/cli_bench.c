@@ -2,7 +2,6 @@
  * backend, on a list of matrices. Each kernel runs once into a NaN-poisoned y and is checked
  * against the host CSR product of a separate host copy of the matrix, then timed with
  * coal_bench_time (median). See bench/README.md for the columns. */
-#include "../../kernels/bench.h"
 #include "cli.h"
 
 #include <math.h>
@@ -267,7 +266,7 @@ static void mat_state_free(mat_state *s) {
 
 /* Host CSR reference of M (host context) on xh into ref. */
 static coal_status host_reference(mat_state *s, coal_mat M) {
-  COAL_CALL(coal_spmv(M, COAL_SPMV_CSR_VECTOR, 1.0, s->xh, 0.0, s->yh));
+  CLI_CALL(coal_spmv(M, COAL_SPMV_CSR_VECTOR, 1.0, s->xh, 0.0, s->yh));
   return cli_bvec_get(s->yh, s->ref);
 }
 
@@ -372,14 +371,16 @@ static int bench_matrix(bench_run *R, const cli_spec *sp, int from_dir) {
    * is the identity and the FastLoad kernels need no gather of x or scatter of y. */
   int sorted_failed = 0;
   if (m.rows == m.cols) {
-    const coal_fastload *f = NULL;
-    if ((st = coal_mat_fastload(s.A, 1, &f)) || (st = coal_mat_permute(s.A, f->perm, &s.B)) ||
+    const int32_t *perm = NULL;
+    coal_fastload_stats fs; /* builds B's formats before the timed runs */
+    if ((st = coal_mat_fastload_order(s.A, 1, &perm)) || (st = coal_mat_permute(s.A, perm, &s.B)) ||
         (st = coal_mat_set_fastload_height(s.B, (int)R->height)) ||
-        (st = coal_mat_fastload(s.B, 0, &f)) || (st = coal_mat_fastload(s.B, 1, &f))) {
+        (st = coal_mat_fastload_stats(s.B, 0, &fs)) ||
+        (st = coal_mat_fastload_stats(s.B, 1, &fs))) {
       cli_fail(R->ctx, st, "%s: sorted-order matrix", sp->name);
       sorted_failed = 1;
-    } else if ((st = coal_mat_fastload(s.A, 1, &f)) ||
-               (st = coal_mat_permute(s.Ah, f->perm, &s.Bh)) || (st = host_reference(&s, s.Bh))) {
+    } else if ((st = coal_mat_fastload_order(s.A, 1, &perm)) ||
+               (st = coal_mat_permute(s.Ah, perm, &s.Bh)) || (st = host_reference(&s, s.Bh))) {
       cli_fail(R->hctx, st, "%s: sorted-order host reference", sp->name);
       sorted_failed = 1;
     } else {

@@ -1,5 +1,8 @@
 /* The `coalesce` command-line tool: shared declarations of the subcommands and helpers.
  *
+ * A consumer on top of the library: it uses the public header coalesce.h only (the layer test,
+ * tests/test_layers.py, checks it), no internal header and no object field.
+ *
  * Exit codes: 0 success, 1 runtime failure (a library call failed, a check failed), 2 usage
  * error (unknown subcommand or option, malformed matrix spec). Results go to stdout, errors to
  * stderr with the library's message (coal_ctx_last_error). */
@@ -7,12 +10,18 @@
 #define COAL_CLI_H
 
 #include "coalesce.h"
-#include "internal.h"
 
 #include <stdint.h>
 #include <stdio.h>
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+/* Returns a failing library status from the calling function (which returns coal_status). */
+#define CLI_CALL(expr)                                                                             \
+  do {                                                                                             \
+    coal_status cli_call_st_ = (expr);                                                             \
+    if (cli_call_st_ != COAL_SUCCESS) return cli_call_st_;                                         \
+  } while (0)
 
 /* Options every subcommand accepts. */
 typedef struct {
@@ -93,10 +102,26 @@ double cli_tolerance(coal_dtype dtype);
 coal_status cli_bvec_get(coal_bvec X, double *dst);
 /* Deterministic x in [-1,1) as a host array of dtype (n entries, caller frees with free). */
 void *cli_random_vector(int64_t n, coal_dtype dtype, uint64_t seed);
-/* Plain host CSR loop y = A*x in double, from A's host CSR arrays (made current first with
- * coal_mat_host, whose status it returns). */
+/* A matrix's host CSR as the library shows it (coal_mat_host_csr: A's own arrays, current,
+ * read-only; valid while A lives and its values do not change). */
+typedef struct {
+  int64_t nrows, ncols, nnz;
+  coal_dtype dtype;
+  const int32_t *rowptr, *colind;
+  const void *values;
+} cli_csr;
+coal_status cli_csr_get(coal_mat A, cli_csr *c);
+/* Value p of the CSR as a double. */
+static inline double cli_csr_value(const cli_csr *c, int64_t p) {
+  return c->dtype == COAL_F64 ? ((const double *)c->values)[p]
+                              : (double)((const float *)c->values)[p];
+}
+/* Plain host CSR loop y = A*x in double, from A's host CSR arrays (cli_csr_get, whose status
+ * it returns). */
 coal_status cli_csr_reference(coal_mat A, const double *x, double *y);
 const char *cli_dtype_name(coal_dtype d);
+/* Bytes of one value: 8 (f64) or 4 (f32). */
+size_t cli_dtype_size(coal_dtype d);
 
 /* Argument of cli_spmv_run, a coal_bench_fn computing y = A*x (alpha 1, beta 0) with one
  * kernel on raw vectors of A's context. */
@@ -176,7 +201,7 @@ int cli_solve_run(coal_mat A, coal_bvec B, coal_bvec X, const cli_solve_opts *o,
                   cli_solve_result *res);
 void cli_solve_result_free(cli_solve_result *r);
 /* K deterministic random right-hand sides solved by Block-CG and (run_seq) by K sequential CG
- * solves at CG's own check interval, from X = 0 each (src/cli/cli_bench_solve.c). A is put on
+ * solves at CG's own check interval, from X = 0 each (cli/cli_bench_solve.c). A is put on
  * the backend first (one product, upload_s), so that neither timed run pays its upload.
  * exact_its: the K CG solves again, checking every iteration, for exact iteration counts
  * (seq_exact, and block_more from them; otherwise block_more compares with seq). */
@@ -190,7 +215,7 @@ int cli_solve_compare(coal_mat A, int64_t k, const cli_solve_opts *o, int run_se
                       cli_solve_compare_result *r);
 void cli_solve_compare_free(cli_solve_compare_result *r);
 
-/* ---- eigenpairs (eigs, bench eigs; src/cli/cli_eigs.c) ---------------------------------- */
+/* ---- eigenpairs (eigs, bench eigs; cli/cli_eigs.c) ---------------------------------- */
 typedef struct {
   int nev, block, maxit; /* block 0: the library's choice */
   double tol;
@@ -230,18 +255,18 @@ double cli_eig_relerr(double value, double exact);
 
 /* ---- subcommands ------------------------------------------------------------------------- */
 int cli_solve(int argc, char **argv);
-/* `eigs SPEC`: eigenpairs by LOBPCG (src/cli/cli_eigs.c). */
+/* `eigs SPEC`: eigenpairs by LOBPCG (cli/cli_eigs.c). */
 int cli_eigs(int argc, char **argv);
-/* `bench eigs`: argv[0] is "eigs" (src/cli/cli_bench_eigs.c). */
+/* `bench eigs`: argv[0] is "eigs" (cli/cli_bench_eigs.c). */
 int cli_bench_eigs(int argc, char **argv);
-/* `bench solve`: argv[0] is "solve" (src/cli/cli_bench_solve.c). */
+/* `bench solve`: argv[0] is "solve" (cli/cli_bench_solve.c). */
 int cli_bench_solve(int argc, char **argv);
 int cli_info(int argc, char **argv);
 int cli_demo(int argc, char **argv);
 int cli_bench(int argc, char **argv);
-/* `bench spmm`: argv[0] is "spmm" (src/cli/cli_bench_spmm.c). */
+/* `bench spmm`: argv[0] is "spmm" (cli/cli_bench_spmm.c). */
 int cli_bench_spmm(int argc, char **argv);
-/* `bench spgemm`: argv[0] is "spgemm" (src/cli/cli_bench_spgemm.c). */
+/* `bench spgemm`: argv[0] is "spgemm" (cli/cli_bench_spgemm.c). */
 int cli_bench_spgemm(int argc, char **argv);
 
 #endif
