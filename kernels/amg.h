@@ -54,6 +54,23 @@ coal_status coal_amg_strength_fill_host(coal_ctx ctx, int32_t n, const int32_t *
 coal_status coal_amg_diagonal_host(coal_ctx ctx, int32_t n, const int32_t *rowptr,
                                    const int32_t *colind, const double *val, double *diag);
 
+/* ---- filtered matrix ------------------------------------------------------------------------ *
+ * A_F, the operator the prolongator is smoothed with (Vanek, Mandel and Brezina): the strong
+ * entries of A, and on the diagonal a_ii + (sum of a_ij b_j over the row's other off-diagonal
+ * entries: weak ones and explicit zeros) / b_i, the sum in row order: the weak part is lumped
+ * so that A_F b = A b for the level's near-nullspace vector b (b = 1 on the finest level: A_F
+ * keeps A's row sums). Columns ascending, the diagonal in its place even when A stores none;
+ * frowptr[i] = srowptr[i] + i (no scan). A_F = A, values and pattern, when every stored
+ * off-diagonal entry is strong (theta = 0 and no explicit zeros). Why: the SpGEMM's structure
+ * is symbolic, so a row of A that is dense in its pattern (bloweybq: 10000 explicit zeros in
+ * row 1) made P's row dense and the next level's matrix full (operator complexity 38.9; 1.17
+ * filtered); on anisotropic and structural problems the weak entries only add fill (aniso
+ * 32^3, 1e-3: 2.03 to 1.55). Traffic: A, b, srowptr and scolind read, A_F written. */
+coal_status coal_amg_filter_host(coal_ctx ctx, int32_t n, const int32_t *rowptr,
+                                 const int32_t *colind, const double *val, const double *b,
+                                 const int32_t *srowptr, const int32_t *scolind, int32_t *frowptr,
+                                 int32_t *fcolind, double *fval);
+
 /* ---- aggregation: distance-2 maximal independent set ---------------------------------------- *
  * Luby-style rounds with hashed priorities (Kelley and Rajamanickam, IPDPS 2022) on the strong
  * graph G (symmetric, no diagonal). Each vertex has a 64-bit state: COAL_AMG_IN (0) < undecided
@@ -105,18 +122,25 @@ coal_status coal_amg_aggregate_host(coal_ctx ctx, int32_t n, const int32_t *srow
                                     const uint64_t *state, int32_t *agg, int32_t *nagg);
 
 /* ---- tentative prolongator ------------------------------------------------------------------- *
- * T (n x nagg) from the constant near-nullspace, normalised per aggregate: row i has the one
- * entry T(i, agg[i]) = 1 / sqrt(|agg[i]|), so T^T T = I and T (sqrt|a|)_a = 1. Writes
- * trowptr[0..n] = 0..n, tcolind[i] = agg[i], tval[i]; size: nagg scratch (aggregate sizes,
- * integer counts: atomics on a GPU give the same integers). Traffic: agg read twice, size
- * gathered, T written. */
+ * T (n x nagg) from the level's near-nullspace vector b (the constant on the finest level),
+ * normalised per aggregate, and the next level's vector bc (standard SA, one vector):
+ *     bc[a] = sqrt(sum of b_j^2 over the members j of aggregate a, ascending j),
+ *     T(i, agg[i]) = b_i / bc[agg[i]]                  (one entry a row),
+ * so that T^T T = I and T bc = b: the coarse levels keep the near-nullspace exactly (a pure
+ * Neumann problem's coarse matrices keep their null vector: A_c bc = P^T A b = 0). Each sum runs
+ * over the aggregate's members in ascending order (aggptr / members: the aggregates as lists,
+ * a stable counting sort of agg: T^T's structure), so a GPU (a thread per aggregate after a
+ * stable transpose) gives the same bits; with b = 1 it is sqrt(|a|) exactly. Writes aggptr
+ * [0..nagg], members [n], trowptr[0..n] = 0..n, tcolind[i] = agg[i], tval[i], bc[nagg].
+ * Traffic: agg read twice, b read twice (gathered by aggregate), T, bc and the lists written. */
 coal_status coal_amg_tentative_host(coal_ctx ctx, int32_t n, int32_t nagg, const int32_t *agg,
-                                    int32_t *size, int32_t *trowptr, int32_t *tcolind,
-                                    double *tval);
+                                    const double *b, int32_t *aggptr, int32_t *members,
+                                    int32_t *trowptr, int32_t *tcolind, double *tval, double *bc);
 
-/* ---- prolongator smoothing ---------------------------------------------------------------------
- * * P = (I - omega D^-1 A) T from the product AT = A T (the SpGEMM's result, whose pattern holds
- * T's: (AT)_{i,agg[i]} includes a_ii t_i): in place over AT's values, row i,
+/* ---- prolongator smoothing ------------------------------------------------------------------ *
+ * P = (I - omega D^-1 A_F) T from the product AT = A_F T (the SpGEMM's result, whose pattern
+ * holds T's: (AT)_{i,agg[i]} includes the diagonal entry of A_F times t_i), D = diag(A): in
+ * place over AT's values, row i,
  *     v[p] = (colind[p] == agg[i] ? tval[i] : 0) - (omega * dinv[i]) * v[p]
  * with dinv[i] = 1 / a_ii (rounded in that order: a GPU twin writes it with __dmul_rn /
  * __dsub_rn). Traffic: AT's pattern and values read, values written; dinv, agg, tval read. */

@@ -7,15 +7,18 @@
  * level max_levels, or coarsening stalled):
  *   1. diag(A) and D^-1 (coal_amg_diagonal_host, coal_amg_dinv_host): a non-positive diagonal
  *      is an error (level 0: the caller's matrix is not SPD);
- *   2. the strong graph (count, scan, fill), theta;
+ *   2. the strong graph (count, scan, fill), theta, and the filtered matrix A_F (the strong
+ *      entries, the others lumped into the diagonal against the level's near-nullspace vector
+ *      b: coal_amg_filter_host, kernels/amg.h);
  *   3. the distance-2 MIS and the aggregates; nagg > COAL_AMG_STALL n (or 0): coarsening
  *      stalled, this level is the coarsest;
- *   4. T (n x nagg), one entry a row;
+ *   4. T (n x nagg), one entry a row, from b normalised per aggregate, and the next level's
+ *      b_c (b = 1 on level 0; T b_c = b, so every level keeps the near-nullspace);
  *   5. rho = rho(D^-1 A) by COAL_AMG_LANCZOS_STEPS Lanczos steps (amg_cycle.c);
- *   6. A T by the SpGEMM front end (coal_spgemm_create, AB), then in place over its values
- *      P = T - omega D^-1 (A T), omega = 4 / (3 rho) (coal_amg_smooth_host: the pattern of A T
- *      holds T's, so P keeps A T's pattern); R = P^T (coal_mat_transpose, kept for the cycle's
- *      restriction);
+ *   6. A_F T by the SpGEMM front end (coal_spgemm_create, AB), then in place over its values
+ *      P = T - omega D^-1 (A_F T), omega = 4 / (3 rho) (coal_amg_smooth_host: the pattern of
+ *      A_F T holds T's, so P keeps its pattern); R = P^T (coal_mat_transpose, kept for the
+ *      cycle's restriction). A_F = A when every off-diagonal entry is strong;
  *   7. A_c = P^T A P by the SpGEMM front end's PtAP (coal_spgemm_create, PTAP), the next level.
  * The product objects are released once their result is taken (a numeric-only re-setup would
  * keep them: not done yet). The coarsest level gets the dense factor (amg_coarse.c) when it has
@@ -52,6 +55,10 @@ static coal_status setup_alloc(coal_amg amg, size_t bytes, void **p) {
 }
 static void setup_release(coal_amg amg, void *p) {
   if (p) coal_ops(amg->ctx)->release(amg->ctx, p);
+}
+/* x = v on n doubles of backend memory (the backend's vector operation). */
+static coal_status lin_fill(coal_amg amg, int64_t n, double v, double *x) {
+  return coal_blas(amg->ctx)->vec_axpbypcz(amg->ctx, n, 0.0, NULL, 0.0, NULL, 0.0, x, v);
 }
 
 /* ---- object ------------------------------------------------------------------------------- */
@@ -181,16 +188,17 @@ static coal_status check_matrix(coal_amg amg) {
 /* One coarsening step from level l (diag and jd = 1/diag in backend memory): levels l+1 and
  * P, R, rho of level l; *stalled = 1 (and nothing made) when the aggregates would keep more
  * than COAL_AMG_STALL of the rows. */
-static coal_status coarsen(coal_amg amg, int l, const double *diag, const double *jd,
+static coal_status coarsen(coal_amg amg, int l, const double *diag, const double *jd, double **b,
                            double *scratch, int *stalled, double *t) {
   coal_ctx ctx = amg->ctx;
   coal_amg_level *L = &amg->lev[l];
-  coal_mat A = L->A, T = NULL, AT = NULL, Ac = NULL;
+  coal_mat A = L->A, T = NULL, AF = NULL, AT = NULL, Ac = NULL;
   coal_spgemm prod = NULL;
   const int32_t n = A->nrows;
   const double *av = (const double *)A->values;
-  int32_t *srp = NULL, *sci = NULL, *agg = NULL, *size = NULL, *trp = NULL, *tci = NULL;
-  double *sval = NULL, *tval = NULL;
+  int32_t *srp = NULL, *sci = NULL, *agg = NULL, *aggptr = NULL, *members = NULL, *trp = NULL;
+  int32_t *tci = NULL, *frp = NULL, *fci = NULL;
+  double *sval = NULL, *tval = NULL, *fval = NULL, *bc = NULL;
   uint64_t *state = NULL, *low = NULL;
   int32_t nagg = 0;
   coal_status st;
@@ -207,6 +215,16 @@ static coal_status coarsen(coal_amg amg, int l, const double *diag, const double
                  coal_amg_strength_fill_host(ctx, n, A->rowptr, A->colind, av, diag, amg->theta,
                                              srp, sci, sval),
                  done);
+  /* A_F: its arrays go to the matrix object (host CSR of a host context) */
+  COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * ((size_t)n + 1), (void **)&frp), done);
+  COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * ((size_t)m + n), (void **)&fci), done);
+  COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(double) * ((size_t)m + n), (void **)&fval), done);
+  COAL_CALL_GOTO(
+      st, coal_amg_filter_host(ctx, n, A->rowptr, A->colind, av, *b, srp, sci, frp, fci, fval),
+      done);
+  st = coal_mat_wrap_csr(ctx, n, n, frp, fci, fval, COAL_F64, &AF);
+  frp = fci = NULL, fval = NULL; /* owned by AF, or freed by the failed wrap */
+  if (st) goto done;
   phase_add(amg, COAL_AMG_PHASE_STRENGTH, t);
   /* 3. aggregates */
   COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(uint64_t) * (size_t)n, (void **)&state), done);
@@ -221,11 +239,16 @@ static coal_status coarsen(coal_amg amg, int l, const double *diag, const double
     goto done;
   }
   /* 4. T: its arrays go to the matrix object (host CSR of a host context) */
-  COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(int32_t) * (size_t)nagg, (void **)&size), done);
+  COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(int32_t) * ((size_t)nagg + 1), (void **)&aggptr),
+                 done);
+  COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(int32_t) * (size_t)n, (void **)&members), done);
+  COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(double) * (size_t)nagg, (void **)&bc), done);
   COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * ((size_t)n + 1), (void **)&trp), done);
   COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * (size_t)n, (void **)&tci), done);
   COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(double) * (size_t)n, (void **)&tval), done);
-  COAL_CALL_GOTO(st, coal_amg_tentative_host(ctx, n, nagg, agg, size, trp, tci, tval), done);
+  COAL_CALL_GOTO(
+      st, coal_amg_tentative_host(ctx, n, nagg, agg, *b, aggptr, members, trp, tci, tval, bc),
+      done);
   st = coal_mat_wrap_csr(ctx, n, nagg, trp, tci, tval, COAL_F64, &T);
   trp = tci = NULL, tval = NULL; /* owned by T, or freed by the failed wrap */
   if (st) goto done;
@@ -233,8 +256,8 @@ static coal_status coarsen(coal_amg amg, int l, const double *diag, const double
   /* 5. rho(D^-1 A) */
   COAL_CALL_GOTO(st, coal_amg_lanczos_rho(amg, A, jd, amg->lanczos_steps, scratch, &L->rho), done);
   phase_add(amg, COAL_AMG_PHASE_RHO, t);
-  /* 6. P = (I - omega D^-1 A) T over the pattern of A T, and R = P^T */
-  COAL_CALL_GOTO(st, coal_spgemm_create(COAL_PRODUCT_AB, A, T, &prod, &AT), done);
+  /* 6. P = (I - omega D^-1 A_F) T over the pattern of A_F T, and R = P^T */
+  COAL_CALL_GOTO(st, coal_spgemm_create(COAL_PRODUCT_AB, AF, T, &prod, &AT), done);
   coal_spgemm_destroy(&prod);
   COAL_CALL_GOTO(st, coal_mat_host(AT), done);
   COAL_CALL_GOTO(st,
@@ -250,20 +273,24 @@ static coal_status coarsen(coal_amg amg, int l, const double *diag, const double
   coal_spgemm_destroy(&prod);
   amg->lev[l + 1].A = Ac;
   amg->nlevels = l + 2;
+  setup_release(amg, *b);
+  *b = bc, bc = NULL; /* the next level's near-nullspace */
   phase_add(amg, COAL_AMG_PHASE_GALERKIN, t);
 done:
   coal_spgemm_destroy(&prod);
   coal_mat_destroy(&T);
+  coal_mat_destroy(&AF);
   coal_mat_destroy(&AT);
-  coal_free(trp), coal_free(tci), coal_free(tval);
-  void *tmp[] = {srp, sci, sval, state, low, agg, size};
-  for (int i = 0; i < 7; i++) setup_release(amg, tmp[i]);
+  coal_free(trp), coal_free(tci), coal_free(tval), coal_free(frp), coal_free(fci), coal_free(fval);
+  void *tmp[] = {srp, sci, sval, state, low, agg, aggptr, members, bc};
+  for (int i = 0; i < 9; i++) setup_release(amg, tmp[i]);
   return st;
 }
 
 /* Level l (its matrix made): diagonal checks, the coarsening step unless it is the coarsest, the
  * smoother's diagonal and rho. *last = 1 when l is the coarsest level. */
-static coal_status level_setup(coal_amg amg, int l, double *scratch, int *last, double *t) {
+static coal_status level_setup(coal_amg amg, int l, double **b, double *scratch, int *last,
+                               double *t) {
   coal_ctx ctx = amg->ctx;
   coal_amg_level *L = &amg->lev[l];
   coal_mat A = L->A;
@@ -293,7 +320,7 @@ static coal_status level_setup(coal_amg amg, int l, double *scratch, int *last, 
   phase_add(amg, COAL_AMG_PHASE_STRENGTH, t);
   int stalled = 1;
   if (n > amg->coarse_size && l + 1 < amg->max_levels)
-    COAL_CALL_GOTO(st, coarsen(amg, l, diag, jd, scratch, &stalled, t), done);
+    COAL_CALL_GOTO(st, coarsen(amg, l, diag, jd, b, scratch, &stalled, t), done);
   *last = stalled;
   const int direct = *last && n <= COAL_AMG_DENSE_MAX;
   if (direct) {
@@ -347,17 +374,20 @@ coal_status coal_amg_setup(coal_amg amg) {
   hierarchy_free(amg);
   memset(&amg->info, 0, sizeof amg->info);
   const double t0 = tick(amg);
-  double t = t0, *scratch = NULL;
+  double t = t0, *scratch = NULL, *b = NULL;
   coal_status st = check_matrix(amg);
   if (st) return st;
   phase_add(amg, COAL_AMG_PHASE_CHECK, &t);
   amg->lev[0].A = amg->A;
   amg->nlevels = 1;
-  COAL_CALL_GOTO(
-      st, setup_alloc(amg, sizeof(double) * 5 * (size_t)amg->A->nrows, (void **)&scratch), fail);
+  const int64_t n = amg->A->nrows;
+  COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(double) * 5 * (size_t)n, (void **)&scratch), fail);
+  COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(double) * (size_t)n, (void **)&b), fail);
+  COAL_CALL_GOTO(st, lin_fill(amg, n, 1.0, b), fail); /* b = 1 */
   int last = 0;
-  for (int l = 0; !last; l++) COAL_CALL_GOTO(st, level_setup(amg, l, scratch, &last, &t), fail);
+  for (int l = 0; !last; l++) COAL_CALL_GOTO(st, level_setup(amg, l, &b, scratch, &last, &t), fail);
   setup_release(amg, scratch), scratch = NULL;
+  setup_release(amg, b), b = NULL;
   coal_mat Ac = amg->lev[amg->nlevels - 1].A;
   if (Ac->nrows <= COAL_AMG_DENSE_MAX) {
     COAL_CALL_GOTO(st, coal_amg_coarse_factor(amg, Ac), fail);
@@ -372,6 +402,7 @@ coal_status coal_amg_setup(coal_amg amg) {
   return COAL_SUCCESS;
 fail:
   setup_release(amg, scratch);
+  setup_release(amg, b);
   hierarchy_free(amg);
   return st;
 }

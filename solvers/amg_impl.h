@@ -18,7 +18,7 @@
 /* Chebyshev interval on the spectrum of D^-1 A: [COAL_AMG_CHEB_LO, COAL_AMG_CHEB_HI] x the
  * estimate (docs/amg.md for the measurement). */
 #define COAL_AMG_CHEB_HI 1.1
-#define COAL_AMG_CHEB_LO 0.3
+#define COAL_AMG_CHEB_LO 0.1
 /* A coarsest level with more rows than this (coarsening stalled, or max_levels reached) gets no
  * dense factor (its n^2 doubles and n^3/3 flops) and is only smoothed, twice per visit. */
 #define COAL_AMG_DENSE_MAX 5000

@@ -337,7 +337,7 @@ typedef enum { COAL_AMG_CHEBYSHEV = 0, COAL_AMG_L1_JACOBI = 1 } coal_amg_smoothe
 typedef enum { COAL_AMG_V_CYCLE = 0, COAL_AMG_W_CYCLE = 1 } coal_amg_cycle;
 #define COAL_AMG_MAX_LEVELS 24
 /* Defaults, chosen by measurement (docs/amg.md). */
-#define COAL_AMG_DEFAULT_THETA  0.0
+#define COAL_AMG_DEFAULT_THETA  0.02
 #define COAL_AMG_DEFAULT_COARSE 1000
 
 /* Setup phases timed by coal_amg_get_info (wall clock, synchronised). */

@@ -78,3 +78,33 @@ coal_status coal_amg_strength_fill_host(coal_ctx ctx, int32_t n, const int32_t *
   }
   return COAL_SUCCESS;
 }
+
+coal_status coal_amg_filter_host(coal_ctx ctx, int32_t n, const int32_t *rowptr,
+                                 const int32_t *colind, const double *val, const double *b,
+                                 const int32_t *srowptr, const int32_t *scolind, int32_t *frowptr,
+                                 int32_t *fcolind, double *fval) {
+  (void)ctx;
+  for (int32_t i = 0; i <= n; i++) frowptr[i] = srowptr[i] + i;
+  for (int32_t i = 0; i < n; i++) {
+    /* the strong columns are a subsequence of the row's: one merge walk */
+    int32_t q = srowptr[i], f = frowptr[i], fd = -1;
+    const int32_t qend = srowptr[i + 1];
+    double d = 0.0, w = 0.0;
+    for (int32_t p = rowptr[i]; p < rowptr[i + 1]; p++) {
+      const int32_t j = colind[p];
+      if (j > i && fd < 0) fd = f++; /* the diagonal's place, A storing none */
+      if (j == i) {
+        d = val[p];
+        fd = f++;
+      } else if (q < qend && scolind[q] == j) {
+        fcolind[f] = j, fval[f] = val[p];
+        f++, q++;
+      } else {
+        w += val[p] * b[j]; /* weak or zero: lumped */
+      }
+    }
+    if (fd < 0) fd = f++;
+    fcolind[fd] = i, fval[fd] = d + w / b[i];
+  }
+  return COAL_SUCCESS;
+}

@@ -5,15 +5,24 @@
 #include <math.h>
 
 coal_status coal_amg_tentative_host(coal_ctx ctx, int32_t n, int32_t nagg, const int32_t *agg,
-                                    int32_t *size, int32_t *trowptr, int32_t *tcolind,
-                                    double *tval) {
+                                    const double *b, int32_t *aggptr, int32_t *members,
+                                    int32_t *trowptr, int32_t *tcolind, double *tval, double *bc) {
   (void)ctx;
-  for (int32_t a = 0; a < nagg; a++) size[a] = 0;
-  for (int32_t i = 0; i < n; i++) size[agg[i]]++;
+  for (int32_t a = 0; a <= nagg; a++) aggptr[a] = 0;
+  for (int32_t i = 0; i < n; i++) aggptr[agg[i] + 1]++;
+  for (int32_t a = 0; a < nagg; a++) aggptr[a + 1] += aggptr[a];
+  for (int32_t i = 0; i < n; i++) members[aggptr[agg[i]]++] = i; /* stable: ascending i */
+  for (int32_t a = nagg; a > 0; a--) aggptr[a] = aggptr[a - 1];
+  aggptr[0] = 0;
+  for (int32_t a = 0; a < nagg; a++) {
+    double s = 0.0;
+    for (int32_t q = aggptr[a]; q < aggptr[a + 1]; q++) s += b[members[q]] * b[members[q]];
+    bc[a] = sqrt(s);
+  }
   for (int32_t i = 0; i <= n; i++) trowptr[i] = i;
   for (int32_t i = 0; i < n; i++) {
     tcolind[i] = agg[i];
-    tval[i] = 1.0 / sqrt((double)size[agg[i]]);
+    tval[i] = b[i] / bc[agg[i]];
   }
   return COAL_SUCCESS;
 }
