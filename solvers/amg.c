@@ -413,10 +413,10 @@ static size_t block_bytes(coal_bvec V) {
   return (size_t)V->ld * (size_t)outer * sizeof(double);
 }
 
-/* Row-major tight, or one contiguous column: the vector passes sweep it as n k doubles. */
+/* Row-major tight, or one column-major column: the vector passes sweep it as n k doubles. */
 static int tight(coal_bvec V) {
-  return V->k == 1 ? (V->layout == COAL_ROW_MAJOR || V->ld >= V->n)
-                   : V->layout == COAL_ROW_MAJOR && V->ld == V->k;
+  return (V->layout == COAL_ROW_MAJOR && V->ld == V->k) ||
+         (V->layout == COAL_COL_MAJOR && V->k == 1);
 }
 
 static coal_status check_block(coal_amg amg, coal_bvec V, const char *what) {

@@ -601,6 +601,19 @@ static void check_cycle(const char *name, coal_mat A, double theta, coal_amg_smo
   CHECK(diff <= 1e-14 * mx, "%s: block and single columns differ by %g (max %g)", name, diff, mx);
   apply_host(amg, n, k, U, Bc, COAL_COL_MAJOR); /* copied through the level-0 blocks */
   CHECK(check_rel_diff(Bc, BU, (size_t)(n * k)) <= 1e-15, "%s: column-major differs", name);
+  { /* one column, row-major with a leading dimension of 3: not contiguous, copied */
+    coal_bvec R = NULL, Z = NULL;
+    CHECK_OK(ctx, coal_bvec_create(ctx, n, 1, COAL_F64, COAL_ROW_MAJOR, 3, &R));
+    CHECK_OK(ctx, coal_bvec_create(ctx, n, 1, COAL_F64, COAL_ROW_MAJOR, 3, &Z));
+    CHECK_OK(ctx, coal_bvec_set_host(R, U, COAL_ROW_MAJOR, k)); /* column 0 of U */
+    CHECK_OK(ctx, coal_amg_apply(amg, R, Z));
+    CHECK_OK(ctx, coal_bvec_get_host(Z, Z1, COAL_ROW_MAJOR, 1));
+    double d1 = 0;
+    for (int64_t i = 0; i < n; i++) d1 = fmax(d1, fabs(Z1[i] - BU[i * k]));
+    CHECK(d1 <= 1e-14 * mx, "%s: a strided column differs by %g", name, d1);
+    coal_bvec_destroy(&R);
+    coal_bvec_destroy(&Z);
+  }
   /* contraction: e <- e - B A e, ratio of A-norms after a few steps */
   double *e = malloc(sizeof(double) * (size_t)n), *r = malloc(sizeof(double) * (size_t)n);
   for (int64_t i = 0; i < n; i++) e[i] = urand(&s);
