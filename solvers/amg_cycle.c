@@ -37,11 +37,11 @@
  *                     dscale r->t (2), d = c t + c' x (3), x += d (3), r -= A d (SpMM, 3)  [20]
  *   restriction: R r (SpMM: r gathered, b' written on the coarse level)
  *   prolongation: x += P x' (SpMM, x read and written, x' gathered)                          [2]
- *   post: r = b (2), r -= A x (3), then two steps of dscale (2), d update (2 or 3), x += d (3),
- *         with r -= A d (3) between them                                                 [22]
- * about 45 block passes and 5 SpMMs with A_l (the fused kernels of the GPU version can halve
- * the vector passes: docs/amg.md). l1-Jacobi, one sweep: pre dscale b->x (2), r = b, r -= A x
- * (5); post r = b, r -= A x (5), r = D^-1 r (2), x += r (3): 17 passes and 2 SpMMs. */
+ *   post: r = b (2), r -= A x (SpMM, 3), then two steps of dscale (2), d update (2, then 3),
+ *         x += d (3), with r -= A d (SpMM, 3) between them                              [23]
+ * 45 block passes, 4 SpMMs with A_l and one each with R_l and P_l (fused kernels of the GPU
+ * version can halve the vector passes: docs/amg.md). l1-Jacobi, one sweep: pre dscale b->x (2), r =
+ * b, r -= A x (5); post r = b, r -= A x (5), r = D^-1 r (2), x += r (3): 17 passes and 2 SpMMs. */
 #include "amg_impl.h"
 
 #include <math.h>

@@ -10,8 +10,8 @@
  * device memory (kernels/blas.h). Every `check_every` iterations the four scalars are copied
  * to the host to test convergence, p^T A p > 0 (else the operator is not SPD) and finiteness;
  * a converged column may therefore run up to check_every - 1 extra iterations, which only
- * lowers its residual. With a user or AMG preconditioner, z = M^-1 r is applied after the update and
- * r.z computed separately (z is then passed as r with no diagonal). */
+ * lowers its residual. With a user or AMG preconditioner, z = M^-1 r is applied after the update
+ * and r.z computed separately (z is then passed as r with no diagonal). */
 #include "solver_impl.h"
 
 #include <math.h>

@@ -423,7 +423,7 @@ static coal_status residuals_and_w(coal_eigen E, lob_work *w, int ka, int c0) {
   w->vx->data = w->R, w->vx->k = ka, w->vx->ld = ka > 0 ? ka : 1;
   w->vy->data = w->T, w->vy->k = ka, w->vy->ld = ka > 0 ? ka : 1;
   coal_status st = E->pc == COAL_PC_AMG ? coal_amg_apply(E->amg, w->vx, w->vy)
-                                         : E->pc_apply(E->pc_user, w->vx, w->vy);
+                                        : E->pc_apply(E->pc_user, w->vx, w->vy);
   if (st && E->pc != COAL_PC_AMG) /* AMG records its own message */
     return COAL_ERROR(ctx, st, "the user preconditioner failed: %s", coal_status_string(st));
   if (st) return st;

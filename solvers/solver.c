@@ -82,8 +82,7 @@ coal_status coal_solver_set_tolerances(coal_solver S, double rtol, double atol, 
 
 coal_status coal_solver_set_pc(coal_solver S, coal_pc_type pc) {
   if (!S) return COAL_ERR_ARG;
-  COAL_CHECK(S->ctx, pc == COAL_PC_NONE || pc == COAL_PC_JACOBI || pc == COAL_PC_AMG,
-             COAL_ERR_ARG,
+  COAL_CHECK(S->ctx, pc == COAL_PC_NONE || pc == COAL_PC_JACOBI || pc == COAL_PC_AMG, COAL_ERR_ARG,
              "preconditioner %d: use coal_solver_set_pc_user for a user preconditioner", (int)pc);
   if (pc != S->pc) S->setup_done = 0;
   S->pc = pc;
@@ -195,8 +194,7 @@ coal_status coal_solver_views(coal_solver S, const double *X, double *Y, int64_t
 coal_status coal_solver_apply_pc(coal_solver S, int64_t m, const double *R, double *Z,
                                  double *nrm2) {
   const coal_blas_ops *b = coal_blas(S->ctx);
-  if (!coal_pc_is_operator(S->pc))
-    return b->dscale(S->ctx, S->n, m, S->dinv, R, m, Z, m, nrm2);
+  if (!coal_pc_is_operator(S->pc)) return b->dscale(S->ctx, S->n, m, S->dinv, R, m, Z, m, nrm2);
   if (nrm2) COAL_CALL(b->dscale(S->ctx, S->n, m, NULL, R, m, NULL, m, nrm2));
   coal_bvec Rv, Zv;
   COAL_CALL(coal_solver_views(S, R, Z, m, &Rv, &Zv));

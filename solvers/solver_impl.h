@@ -64,7 +64,7 @@ struct coal_solver_s {
   double rtol, atol;
   int maxit, check_every;
   int setup_done;
-  double *dinv; /* [n] backend memory: Jacobi's inverse diagonal, NULL otherwise */
+  double *dinv;       /* [n] backend memory: Jacobi's inverse diagonal, NULL otherwise */
   coal_amg amg;       /* COAL_PC_AMG: the hierarchy of A, built at setup */
   uint64_t amg_state; /* A->state it was built from: a solve after new values builds it again */
   /* last solve */

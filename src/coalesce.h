@@ -355,23 +355,23 @@ typedef enum {
 } coal_amg_phase;
 
 typedef struct {
-  int levels;                           /* levels including the coarsest */
-  int64_t rows[COAL_AMG_MAX_LEVELS];    /* rows of A_l */
-  int64_t nnz[COAL_AMG_MAX_LEVELS];     /* nonzeros of A_l */
-  int64_t p_nnz[COAL_AMG_MAX_LEVELS];   /* nonzeros of P_l (0 on the coarsest) */
-  size_t bytes[COAL_AMG_MAX_LEVELS];    /* CSR bytes of A_l, P_l and R_l (level 0: A counted) */
-  double rho[COAL_AMG_MAX_LEVELS];      /* estimate of rho(D^-1 A_l) (0 where not needed) */
-  int mis_rounds[COAL_AMG_MAX_LEVELS];  /* rounds of the distance-2 MIS that built level l+1 */
-  double grid_complexity;               /* sum of rows / rows of A */
-  double operator_complexity;           /* sum of nonzeros / nonzeros of A */
-  size_t hierarchy_bytes;               /* all levels' A, P and R (A itself included) */
-  size_t coarse_bytes;                  /* the dense factor of the coarsest level */
-  size_t workspace_bytes;               /* the cycle's blocks at the current block width */
-  int coarse_rank;                      /* rank of the coarsest matrix found by its factorisation */
-  int coarse_direct;                    /* 1: the coarsest level is solved by the dense factor;
-                                           0: it was too large (coarsening stalled) and is only
-                                           smoothed */
-  double setup_seconds;                 /* the whole setup */
+  int levels;                          /* levels including the coarsest */
+  int64_t rows[COAL_AMG_MAX_LEVELS];   /* rows of A_l */
+  int64_t nnz[COAL_AMG_MAX_LEVELS];    /* nonzeros of A_l */
+  int64_t p_nnz[COAL_AMG_MAX_LEVELS];  /* nonzeros of P_l (0 on the coarsest) */
+  size_t bytes[COAL_AMG_MAX_LEVELS];   /* CSR bytes of A_l, P_l and R_l (level 0: A counted) */
+  double rho[COAL_AMG_MAX_LEVELS];     /* estimate of rho(D^-1 A_l) (0 where not needed) */
+  int mis_rounds[COAL_AMG_MAX_LEVELS]; /* rounds of the distance-2 MIS that built level l+1 */
+  double grid_complexity;              /* sum of rows / rows of A */
+  double operator_complexity;          /* sum of nonzeros / nonzeros of A */
+  size_t hierarchy_bytes;              /* all levels' A, P and R (A itself included) */
+  size_t coarse_bytes;                 /* the dense factor of the coarsest level */
+  size_t workspace_bytes;              /* the cycle's blocks at the current block width */
+  int coarse_rank;                     /* rank of the coarsest matrix found by its factorisation */
+  int coarse_direct;                   /* 1: the coarsest level is solved by the dense factor;
+                                          0: it was too large (coarsening stalled) and is only
+                                          smoothed */
+  double setup_seconds;                /* the whole setup */
   double phase_seconds[COAL_AMG_NPHASES];
 } coal_amg_info;
 
@@ -500,8 +500,8 @@ coal_status coal_eigen_set_which(coal_eigen E, coal_eig_which w); /* default sma
 coal_status coal_eigen_set_tolerances(coal_eigen E, double tol, int maxit);
 /* Preconditioner T ~ A^-1 applied to the residuals: none (default), Jacobi (diag(A)^-1, needs a
  * positive diagonal), AMG (one V-cycle of coal_amg on A, which must then be positive
- * (semi-)definite; built at the first solve and kept) or a user function (as for the linear solvers; R and Z are n x m
- * row-major blocks in the backend's memory). */
+ * (semi-)definite; built at the first solve and kept) or a user function (as for the linear
+ * solvers; R and Z are n x m row-major blocks in the backend's memory). */
 coal_status coal_eigen_set_pc(coal_eigen E, coal_pc_type pc);
 coal_status coal_eigen_set_pc_user(coal_eigen E, coal_pc_apply_fn apply, void *user);
 /* Starting block: X0 (n x k0, any layout, A's context) gives the first min(k0, bs) columns
