@@ -23,8 +23,8 @@
  *   host: T from the pivoted Cholesky of W'^T M W' (dependent directions dropped); G = T^T (W'^T
  *      Y) T = P^T A P = L L^T; alpha = G^-1 T^T (W'^T R); CA = T alpha.
  * Traffic per iteration in blocks of n x k doubles: update 3 (read Y, R; write R), bcg_dir 5
- * (read R, W, X; write W', X), the fused pass 3 (W gathered, Y written, R read): 11. A user
- * preconditioner needs Z stored: the update is split around its call and bcg_dir reads Z.
+ * (read R, W, X; write W', X), the fused pass 3 (W gathered, Y written, R read): 11. A user or
+ * AMG preconditioner needs Z stored: the update is split around its call and bcg_dir reads Z.
  *
  * The Grams are measured on the blocks, never derived on the host from other Grams and the
  * coefficients: a derived Gram misses the rounding of R's update (bench/RESULTS.md, rule
@@ -111,7 +111,7 @@ static coal_status block_spmm(coal_solver S, double alpha, const double *X, doub
  * block, free at this point, is its scratch). */
 static coal_status product_grams(coal_solver S, bcg_work *w, int64_t kw, int64_t ka) {
   const coal_blas_ops *b = &coal_backend(S->ctx)->blas;
-  const double *dinv = S->pc == COAL_PC_USER ? NULL : S->dinv; /* M = diag(dinv)^-1 or I */
+  const double *dinv = coal_pc_is_operator(S->pc) ? NULL : S->dinv; /* M = diag(dinv)^-1 or I */
   if (b->bcg_spmm_gram && kw >= COAL_BCG_FUSED_MIN && kw <= COAL_BCG_FUSED_MAX &&
       ka <= COAL_BCG_FUSED_MAX &&
       coal_spmm_select(S->A, kw, COAL_ROW_MAJOR) == COAL_SPMM_ROWSPLIT) {
@@ -148,7 +148,7 @@ static coal_status retire(coal_solver S, bcg_work *w, coal_bvec X, int64_t kw, i
                          X->layout, X->ld, w->gone_to));
   if (!nkeep) return COAL_SUCCESS;
   double **blocks[] = {&w->Xa, &w->R, &w->Z};
-  for (int i = 0; i < (S->pc == COAL_PC_USER ? 3 : 2); i++) { /* Z is kept for a user pc only */
+  for (int i = 0; i < (coal_pc_is_operator(S->pc) ? 3 : 2); i++) { /* Z: operator pc only */
     COAL_CALL(b->copy_cols(ctx, S->n, nkeep, *blocks[i], COAL_ROW_MAJOR, ka, w->keep, w->Sp,
                            COAL_ROW_MAJOR, nkeep, NULL));
     swap(blocks[i], &w->Sp);
@@ -208,7 +208,7 @@ static coal_status update(coal_solver S, bcg_work *w, int64_t kw, int64_t ka) {
   const coal_blas_ops *b = &coal_backend(ctx)->blas;
   int64_t n = S->n;
   double *RZ = w->s_prev ? w->Id : NULL; /* Id is free until the direction pass refills it */
-  if (S->pc != COAL_PC_USER)
+  if (!coal_pc_is_operator(S->pc))
     return b->bcg_update(ctx, n, kw, ka, w->Y, w->CA, w->R, S->dinv, w->Z, w->nrm, w->YZ, RZ);
   if (kw > 0) COAL_CALL(b->gemm(ctx, n, kw, ka, -1.0, w->Y, kw, w->CA, ka, 1.0, w->R, ka));
   COAL_CALL(coal_solver_apply_pc(S, ka, w->R, w->Z, w->nrm));
@@ -312,7 +312,7 @@ coal_status coal_blockcg_solve(coal_solver S, coal_bvec B, coal_bvec X) {
     /* W' = Z + W CB (Z = M^-1 R from the stored Z or from R and dinv), X += W CA if owed */
     if (kw > 0) next_coef(&w, kw, s, ka);
     for (int64_t i = 0; i < ka * ka; i++) w.Id[i] = i % (ka + 1) == 0 ? 1.0 : 0.0;
-    const int user = S->pc == COAL_PC_USER;
+    const int user = coal_pc_is_operator(S->pc);
     st = b->bcg_dir(ctx, n, ka, kw, ka, user ? w.Z : w.R, user ? NULL : S->dinv, w.Id, w.W, w.CB,
                     w.Sp, w.pending ? w.CA : NULL, w.pending ? w.Xa : NULL);
     if (st) goto done;

@@ -10,8 +10,8 @@
  * device memory (kernels/blas.h). Every `check_every` iterations the four scalars are copied
  * to the host to test convergence, p^T A p > 0 (else the operator is not SPD) and finiteness;
  * a converged column may therefore run up to check_every - 1 extra iterations, which only
- * lowers its residual. With a user preconditioner, z = M^-1 r is applied after the update and
- * r.z computed separately (z is then passed as r with no diagonal). */
+ * lowers its residual. With a user or AMG preconditioner, z = M^-1 r is applied after the update
+ * and r.z computed separately (z is then passed as r with no diagonal). */
 #include "solver_impl.h"
 
 #include <math.h>
@@ -35,7 +35,7 @@ static coal_status cg_work_alloc(coal_solver S, cg_work *w) {
   COAL_CALL(coal_solver_alloc(S, n, &w->r));
   COAL_CALL(coal_solver_alloc(S, n, &w->p));
   COAL_CALL(coal_solver_alloc(S, n, &w->q));
-  if (S->pc == COAL_PC_USER) COAL_CALL(coal_solver_alloc(S, n, &w->z));
+  if (coal_pc_is_operator(S->pc)) COAL_CALL(coal_solver_alloc(S, n, &w->z));
   COAL_CALL(coal_solver_alloc(S, COAL_CG_NSCALARS, &w->sc));
   return COAL_SUCCESS;
 }
@@ -57,7 +57,7 @@ static coal_status cg_column(coal_solver S, cg_work *w, int64_t j) {
   coal_mat A = S->A;
   int64_t n = S->n;
   coal_solve_info *inf = &S->info[j];
-  int user = S->pc == COAL_PC_USER;
+  int user = coal_pc_is_operator(S->pc);
   const double *dinv = user ? NULL : S->dinv;
   double h[COAL_CG_NSCALARS];
 

@@ -46,6 +46,7 @@ coal_status coal_eigen_destroy(coal_eigen *E) {
   if (!E || !*E) return COAL_SUCCESS;
   release_results(*E);
   if ((*E)->dinv) coal_backend((*E)->ctx)->mem.release((*E)->ctx, (*E)->dinv);
+  coal_amg_destroy(&(*E)->amg);
   coal_free(*E);
   *E = NULL;
   return COAL_SUCCESS;
@@ -80,7 +81,7 @@ coal_status coal_eigen_set_tolerances(coal_eigen E, double tol, int maxit) {
 
 coal_status coal_eigen_set_pc(coal_eigen E, coal_pc_type pc) {
   if (!E) return COAL_ERR_ARG;
-  COAL_CHECK(E->ctx, pc == COAL_PC_NONE || pc == COAL_PC_JACOBI, COAL_ERR_ARG,
+  COAL_CHECK(E->ctx, pc == COAL_PC_NONE || pc == COAL_PC_JACOBI || pc == COAL_PC_AMG, COAL_ERR_ARG,
              "preconditioner %d: use coal_eigen_set_pc_user for a user preconditioner", (int)pc);
   if (pc != E->pc) E->setup_done = 0;
   E->pc = pc;
@@ -164,6 +165,7 @@ static coal_status eigen_setup(coal_eigen E) {
   if (E->dinv) coal_backend(E->ctx)->mem.release(E->ctx, E->dinv);
   E->dinv = NULL;
   if (E->pc == COAL_PC_JACOBI) COAL_CALL(coal_jacobi_setup(E->A, &E->dinv));
+  if (E->pc == COAL_PC_AMG) COAL_CALL(coal_amg_pc_setup(E->A, &E->amg, &E->amg_state));
   E->setup_done = 1;
   return COAL_SUCCESS;
 }
@@ -172,7 +174,8 @@ coal_status coal_eigen_solve(coal_eigen E) {
   if (!E) return COAL_ERR_ARG;
   COAL_CHECK(E->ctx, E->nev <= E->n, COAL_ERR_ARG, "nev %d exceeds n = %lld", E->nev,
              (long long)E->n);
-  if (!E->setup_done) COAL_CALL(eigen_setup(E));
+  if (!E->setup_done || (E->pc == COAL_PC_AMG && E->amg_state != E->A->state))
+    COAL_CALL(eigen_setup(E));
   release_results(E);
   memset(&E->stats, 0, sizeof E->stats);
   int bs = E->bs_user;
@@ -182,6 +185,7 @@ coal_status coal_eigen_solve(coal_eigen E) {
     if (bs > E->n) bs = (int)E->n;
   }
   E->bs = bs;
+  if (E->pc == COAL_PC_AMG) COAL_CALL(coal_amg_reserve(E->amg, bs)); /* none in the loop */
   COAL_CALL(coal_calloc(E->ctx, sizeof(coal_eig_info) * (size_t)E->nev, (void **)&E->info));
   const double t0 = coal_now_seconds();
   coal_status st = coal_lobpcg_run(E);

@@ -36,6 +36,8 @@ struct coal_eigen_s {
   int history_on;
   int setup_done;
   double *dinv;        /* [n] backend memory: Jacobi, else NULL */
+  coal_amg amg;        /* COAL_PC_AMG: the hierarchy of A, built at setup */
+  uint64_t amg_state;  /* A->state it was built from */
   double anorm, mnorm; /* ||A||_inf, ||M||_inf (1 without M), from setup */
   /* results of the last solve */
   int solved;

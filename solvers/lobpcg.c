@@ -25,6 +25,7 @@
 #include "dense.h"
 #include "eigen_impl.h"
 #include "lapack.h"
+#include "solver_impl.h" /* coal_pc_is_operator */
 
 #include <float.h>
 #include <math.h>
@@ -414,7 +415,7 @@ static coal_status residuals_and_w(coal_eigen E, lob_work *w, int ka, int c0) {
   coal_ctx ctx = E->ctx;
   const coal_blas_ops *b = &coal_backend(ctx)->blas;
   for (int a = 0; a < ka; a++) w->cols[a] = w->act[a], w->tmp[a] = w->lam[w->act[a]];
-  if (E->pc != COAL_PC_USER)
+  if (!coal_pc_is_operator(E->pc))
     return b->eig_resid(ctx, w->n, ka, w->AV, w->MV, w->L, w->cols, w->tmp, E->dinv, w->V + c0,
                         w->L, w->nrm);
   COAL_CALL(
@@ -422,8 +423,11 @@ static coal_status residuals_and_w(coal_eigen E, lob_work *w, int ka, int c0) {
   /* the SpMM views, pointed at R and T: no allocation per iteration */
   w->vx->data = w->R, w->vx->k = ka, w->vx->ld = ka > 0 ? ka : 1;
   w->vy->data = w->T, w->vy->k = ka, w->vy->ld = ka > 0 ? ka : 1;
-  coal_status st = E->pc_apply(E->pc_user, w->vx, w->vy);
-  if (st) return COAL_ERROR(ctx, st, "the user preconditioner failed: %s", coal_status_string(st));
+  coal_status st = E->pc == COAL_PC_AMG ? coal_amg_apply(E->amg, w->vx, w->vy)
+                                        : E->pc_apply(E->pc_user, w->vx, w->vy);
+  if (st && E->pc != COAL_PC_AMG) /* AMG records its own message */
+    return COAL_ERROR(ctx, st, "the user preconditioner failed: %s", coal_status_string(st));
+  if (st) return st;
   return b->copy_cols(ctx, w->n, ka, w->T, COAL_ROW_MAJOR, ka, NULL, w->V + c0, COAL_ROW_MAJOR,
                       w->L, NULL);
 }

@@ -6,7 +6,7 @@
 #include <string.h>
 
 static const char *const method_names[] = {"cg", "blockcg"};
-static const char *const pc_names[] = {"none", "jacobi", "user"};
+static const char *const pc_names[] = {"none", "jacobi", "user", "amg"};
 static const char *const reason_names[] = {"converged", "iteration-limit", "breakdown",
                                            "not-spd",   "diverged",        "stopped",
                                            "not-run",   "stagnated"};
@@ -14,7 +14,7 @@ static const char *const reason_names[] = {"converged", "iteration-limit", "brea
 const char *coal_method_name(coal_method m) {
   return (unsigned)m < 2 ? method_names[m] : "unknown";
 }
-const char *coal_pc_name(coal_pc_type p) { return (unsigned)p < 3 ? pc_names[p] : "unknown"; }
+const char *coal_pc_name(coal_pc_type p) { return (unsigned)p < 4 ? pc_names[p] : "unknown"; }
 const char *coal_solve_reason_name(coal_solve_reason r) {
   return (unsigned)r < 8 ? reason_names[r] : "unknown";
 }
@@ -25,8 +25,8 @@ coal_status coal_method_parse(const char *name, coal_method *m) {
   return COAL_SUCCESS;
 }
 coal_status coal_pc_parse(const char *name, coal_pc_type *p) {
-  int i = name && p ? coal_name_lookup(pc_names, 2, name) : -1; /* "user" is not parsed */
-  if (i < 0) return COAL_ERR_ARG;
+  int i = name && p ? coal_name_lookup(pc_names, 4, name) : -1;
+  if (i < 0 || i == COAL_PC_USER) return COAL_ERR_ARG; /* "user" is not parsed */
   *p = (coal_pc_type)i;
   return COAL_SUCCESS;
 }
@@ -54,6 +54,7 @@ coal_status coal_solver_create(coal_mat A, coal_solver *out) {
 coal_status coal_solver_destroy(coal_solver *S) {
   if (!S || !*S) return COAL_SUCCESS;
   coal_solver_release(*S, (*S)->dinv);
+  coal_amg_destroy(&(*S)->amg);
   coal_bvec_destroy(&(*S)->view[0]);
   coal_bvec_destroy(&(*S)->view[1]);
   coal_free((*S)->info);
@@ -81,7 +82,7 @@ coal_status coal_solver_set_tolerances(coal_solver S, double rtol, double atol, 
 
 coal_status coal_solver_set_pc(coal_solver S, coal_pc_type pc) {
   if (!S) return COAL_ERR_ARG;
-  COAL_CHECK(S->ctx, pc == COAL_PC_NONE || pc == COAL_PC_JACOBI, COAL_ERR_ARG,
+  COAL_CHECK(S->ctx, pc == COAL_PC_NONE || pc == COAL_PC_JACOBI || pc == COAL_PC_AMG, COAL_ERR_ARG,
              "preconditioner %d: use coal_solver_set_pc_user for a user preconditioner", (int)pc);
   if (pc != S->pc) S->setup_done = 0;
   S->pc = pc;
@@ -173,6 +174,7 @@ coal_status coal_solver_setup(coal_solver S) {
   coal_solver_release(S, S->dinv);
   S->dinv = NULL;
   if (S->pc == COAL_PC_JACOBI) COAL_CALL(coal_jacobi_setup(A, &S->dinv));
+  if (S->pc == COAL_PC_AMG) COAL_CALL(coal_amg_pc_setup(A, &S->amg, &S->amg_state));
   COAL_CALL(coal_backend(S->ctx)->mat.prepare(A));
   S->setup_done = 1;
   return COAL_SUCCESS;
@@ -193,10 +195,11 @@ coal_status coal_solver_views(coal_solver S, const double *X, double *Y, int64_t
 coal_status coal_solver_apply_pc(coal_solver S, int64_t m, const double *R, double *Z,
                                  double *nrm2) {
   const coal_blas_ops *b = &coal_backend(S->ctx)->blas;
-  if (S->pc != COAL_PC_USER) return b->dscale(S->ctx, S->n, m, S->dinv, R, m, Z, m, nrm2);
+  if (!coal_pc_is_operator(S->pc)) return b->dscale(S->ctx, S->n, m, S->dinv, R, m, Z, m, nrm2);
   if (nrm2) COAL_CALL(b->dscale(S->ctx, S->n, m, NULL, R, m, NULL, m, nrm2));
   coal_bvec Rv, Zv;
   COAL_CALL(coal_solver_views(S, R, Z, m, &Rv, &Zv));
+  if (S->pc == COAL_PC_AMG) return coal_amg_apply(S->amg, Rv, Zv); /* its message is recorded */
   coal_status st = S->pc_apply(S->pc_user, Rv, Zv);
   if (st)
     return COAL_ERROR(S->ctx, st, "the user preconditioner failed: %s", coal_status_string(st));
@@ -393,8 +396,11 @@ coal_status coal_solver_solve(coal_solver S, coal_bvec B, coal_bvec X) {
   COAL_CHECK(S->ctx, B->k == X->k, COAL_ERR_ARG, "B has %lld columns, X has %lld", (long long)B->k,
              (long long)X->k);
   COAL_CHECK(S->ctx, B->data != X->data, COAL_ERR_ARG, "B and X must not share storage");
-  if (!S->setup_done) COAL_CALL(coal_solver_setup(S));
+  if (!S->setup_done || (S->pc == COAL_PC_AMG && S->amg_state != S->A->state))
+    COAL_CALL(coal_solver_setup(S));
   int64_t k = B->k;
+  if (S->pc == COAL_PC_AMG) /* the cycle's blocks for the widest application: none in the loop */
+    COAL_CALL(coal_amg_reserve(S->amg, S->method == COAL_METHOD_CG ? 1 : k));
   coal_free(S->info);
   coal_free(S->mon_norms);
   S->info = NULL, S->mon_norms = NULL, S->k = k, S->iterations = 0, S->reorth = 0;

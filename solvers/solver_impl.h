@@ -43,6 +43,13 @@
 /* Divergence: the residual norm of a column grew beyond this factor of its start. */
 #define COAL_DIVERGENCE_FACTOR 1e10
 
+/* The preconditioner is an operator applied to whole blocks (a user function or AMG): the
+ * methods keep Z = M^-1 R and take their Grams in the Euclidean product. Otherwise (none,
+ * Jacobi) it is the diagonal dinv fused into their passes. */
+static inline int coal_pc_is_operator(coal_pc_type pc) {
+  return pc == COAL_PC_USER || pc == COAL_PC_AMG;
+}
+
 struct coal_solver_s {
   coal_mat A;
   coal_ctx ctx;
@@ -56,7 +63,9 @@ struct coal_solver_s {
   double rtol, atol;
   int maxit, check_every;
   int setup_done;
-  double *dinv; /* [n] backend memory: Jacobi's inverse diagonal, NULL otherwise */
+  double *dinv;       /* [n] backend memory: Jacobi's inverse diagonal, NULL otherwise */
+  coal_amg amg;       /* COAL_PC_AMG: the hierarchy of A, built at setup */
+  uint64_t amg_state; /* A->state it was built from: a solve after new values builds it again */
   /* last solve */
   int64_t k;
   coal_solve_info *info; /* [k] */
@@ -100,6 +109,9 @@ coal_status coal_check_symmetric(coal_mat A, const char *name);
 /* Jacobi: *dinv = 1 ./ diag(A) in A's backend memory (n doubles, release with the backend's
  * release); COAL_ERR_NOT_SPD when a diagonal entry is not positive. */
 coal_status coal_jacobi_setup(coal_mat A, double **dinv);
+/* COAL_PC_AMG (CG, Block-CG, LOBPCG): creates *amg for A when NULL and builds its hierarchy
+ * from A's current values, default options (solvers/amg.c); *state = A->state. */
+coal_status coal_amg_pc_setup(coal_mat A, coal_amg *amg, uint64_t *state);
 /* Backend allocation of `count` doubles. */
 coal_status coal_solver_alloc(coal_solver S, size_t count, double **p);
 void coal_solver_release(coal_solver S, double *p);

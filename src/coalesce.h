@@ -274,6 +274,8 @@ typedef enum {
   COAL_PC_NONE = 0,
   COAL_PC_JACOBI = 1, /* z = D^-1 r; needs a positive diagonal (else COAL_ERR_NOT_SPD) */
   COAL_PC_USER = 2,   /* set with coal_solver_set_pc_user */
+  COAL_PC_AMG = 3,    /* one V-cycle of smoothed-aggregation AMG (coal_amg, default options),
+                         built at setup and kept for later solves of the same matrix */
 } coal_pc_type;
 typedef enum {
   COAL_SOLVE_CONVERGED = 0,
@@ -311,7 +313,7 @@ typedef coal_status (*coal_pc_apply_fn)(void *user, coal_bvec R, coal_bvec Z);
 const char *coal_solve_reason_name(coal_solve_reason r);
 const char *coal_method_name(coal_method m);
 const char *coal_pc_name(coal_pc_type p);
-/* Parse "cg" / "blockcg" and "none" / "jacobi". */
+/* Parse "cg" / "blockcg" and "none" / "jacobi" / "amg". */
 coal_status coal_method_parse(const char *name, coal_method *m);
 coal_status coal_pc_parse(const char *name, coal_pc_type *p);
 
@@ -335,6 +337,99 @@ coal_status coal_solver_solve(coal_solver S, coal_bvec B, coal_bvec X);
 coal_status coal_solver_get_info(coal_solver S, int64_t j, coal_solve_info *info);
 /* Iterations of the last solve (Block-CG: block iterations; CG: the sum over columns). */
 int coal_solver_iterations(coal_solver S);
+
+/* ---- smoothed-aggregation algebraic multigrid ------------------------------------------ *
+ * A preconditioner B ~ A^-1 for a symmetric positive (semi-)definite fp64 matrix A, applied to
+ * whole n x k blocks. Setup, per level: symmetric strength of connection |a_ij| >= theta
+ * sqrt(a_ii a_jj); aggregates from a distance-2 maximal independent set of the strong graph
+ * (hashed Luby rounds: deterministic, the same on every run); the tentative prolongator T from
+ * the constant vector, normalised per aggregate; rho(D^-1 A) by Lanczos; P = (I - 4/(3 rho)
+ * D^-1 A) T and R = P^T; A_c = P^T A P; until the level has at most coarse_size rows, max_levels
+ * levels, or coarsening stalls (more than 0.8 of the rows left). The coarsest level is solved by
+ * a dense Cholesky factorisation (pivoted, dropping the null space, when it is singular, as for
+ * a pure Neumann problem: the cycle then stays symmetric positive semi-definite and CG still
+ * converges on a consistent system). Smoothers: Chebyshev (default, degree 2, on D^-1 A) or
+ * l1-Jacobi (degree = sweeps), the same before and after the coarse correction, so that the
+ * cycle is symmetric and positive definite: a valid CG preconditioner.
+ * Errors: COAL_ERR_ARG (not square, bad option), COAL_ERR_UNSUPPORTED (not fp64, a CUDA
+ * context: its setup is not written yet), COAL_ERR_NOT_SPD (not symmetric to 1e-12 relative,
+ * a diagonal entry not positive), COAL_ERR_STATE (apply before setup). A failed setup frees
+ * what it built; the object stays usable. The library never prints. */
+typedef struct coal_amg_s *coal_amg;
+typedef enum { COAL_AMG_CHEBYSHEV = 0, COAL_AMG_L1_JACOBI = 1 } coal_amg_smoother;
+typedef enum { COAL_AMG_V_CYCLE = 0, COAL_AMG_W_CYCLE = 1 } coal_amg_cycle;
+#define COAL_AMG_MAX_LEVELS 24
+/* Defaults, chosen by measurement (docs/amg.md). */
+#define COAL_AMG_DEFAULT_THETA  0.02
+#define COAL_AMG_DEFAULT_COARSE 1000
+
+/* Setup phases timed by coal_amg_get_info (wall clock, synchronised). */
+typedef enum {
+  COAL_AMG_PHASE_CHECK = 0,     /* symmetry and diagonal checks of A */
+  COAL_AMG_PHASE_STRENGTH = 1,  /* diagonal, strength graph */
+  COAL_AMG_PHASE_AGGREGATE = 2, /* distance-2 MIS and aggregates */
+  COAL_AMG_PHASE_TENTATIVE = 3, /* T */
+  COAL_AMG_PHASE_RHO = 4,       /* Lanczos estimates of rho(D^-1 A) */
+  COAL_AMG_PHASE_SMOOTH = 5,    /* A T (SpGEMM), P = T - omega D^-1 A T, R = P^T */
+  COAL_AMG_PHASE_GALERKIN = 6,  /* A_c = P^T A P (SpGEMM PtAP) */
+  COAL_AMG_PHASE_COARSE = 7,    /* dense factorisation of the coarsest matrix */
+  COAL_AMG_PHASE_OTHER = 8,     /* smoother diagonals, cycle workspace */
+  COAL_AMG_NPHASES = 9
+} coal_amg_phase;
+
+typedef struct {
+  int levels;                          /* levels including the coarsest */
+  int64_t rows[COAL_AMG_MAX_LEVELS];   /* rows of A_l */
+  int64_t nnz[COAL_AMG_MAX_LEVELS];    /* nonzeros of A_l */
+  int64_t p_nnz[COAL_AMG_MAX_LEVELS];  /* nonzeros of P_l (0 on the coarsest) */
+  size_t bytes[COAL_AMG_MAX_LEVELS];   /* CSR bytes of A_l, P_l and R_l (level 0: A counted) */
+  double rho[COAL_AMG_MAX_LEVELS];     /* estimate of rho(D^-1 A_l) (0 where not needed) */
+  int mis_rounds[COAL_AMG_MAX_LEVELS]; /* rounds of the distance-2 MIS that built level l+1 */
+  double grid_complexity;              /* sum of rows / rows of A */
+  double operator_complexity;          /* sum of nonzeros / nonzeros of A */
+  size_t hierarchy_bytes;              /* all levels' A, P and R (A itself included) */
+  size_t coarse_bytes;                 /* the dense factor of the coarsest level */
+  size_t workspace_bytes;              /* the cycle's blocks at the current block width */
+  int coarse_rank;                     /* rank of the coarsest matrix found by its factorisation */
+  int coarse_direct;                   /* 1: the coarsest level is solved by the dense factor;
+                                          0: it was too large (coarsening stalled) and is only
+                                          smoothed */
+  double setup_seconds;                /* the whole setup */
+  double phase_seconds[COAL_AMG_NPHASES];
+} coal_amg_info;
+
+const char *coal_amg_phase_name(coal_amg_phase p);
+const char *coal_amg_smoother_name(coal_amg_smoother s);
+/* Parses "chebyshev" / "l1-jacobi". */
+coal_status coal_amg_smoother_parse(const char *name, coal_amg_smoother *s);
+
+/* A must outlive the object (and keep its values: after coal_mat_set_values, set up again). */
+coal_status coal_amg_create(coal_mat A, coal_amg *amg);
+coal_status coal_amg_destroy(coal_amg *amg);
+/* Strength threshold, 0 <= theta < 1 (default COAL_AMG_DEFAULT_THETA). */
+coal_status coal_amg_set_theta(coal_amg amg, double theta);
+/* Smoother and its degree: Chebyshev polynomial degree 1..16 (default 2), l1-Jacobi sweeps
+ * 1..16. */
+coal_status coal_amg_set_smoother(coal_amg amg, coal_amg_smoother s, int degree);
+/* Levels stop coarsening at <= coarse_size rows (>= 1; default COAL_AMG_DEFAULT_COARSE). */
+coal_status coal_amg_set_coarse_size(coal_amg amg, int64_t coarse_size);
+/* At most max_levels levels (1..COAL_AMG_MAX_LEVELS, default COAL_AMG_MAX_LEVELS). */
+coal_status coal_amg_set_max_levels(coal_amg amg, int max_levels);
+coal_status coal_amg_set_cycle(coal_amg amg, coal_amg_cycle c); /* default V */
+/* Builds the hierarchy (again, from A's current values, when called a second time). */
+coal_status coal_amg_setup(coal_amg amg);
+/* Z = B R: one cycle with a zero initial guess on R (n x k, any k >= 0, any layout; Z n x k,
+ * not overlapping R). The cycle's blocks are allocated by setup for the block width of the
+ * last coal_amg_reserve (1 by default); a wider R grows them once. */
+coal_status coal_amg_apply(coal_amg amg, coal_bvec R, coal_bvec Z);
+/* Sizes the cycle's workspace for blocks of up to k columns now, so that apply allocates
+ * nothing (the solvers call it with their block width). */
+coal_status coal_amg_reserve(coal_amg amg, int64_t k);
+coal_status coal_amg_get_info(coal_amg amg, coal_amg_info *info);
+/* coal_amg_apply with the signature of a user preconditioner: pass it to
+ * coal_solver_set_pc_user / coal_eigen_set_pc_user with the coal_amg as `user` to use a
+ * hierarchy built with other options. */
+coal_status coal_amg_pc_apply(void *amg, coal_bvec R, coal_bvec Z);
 
 /* ---- sparse x sparse products (TileSpGEMM) --------------------------------------------- *
  * C = A*B for general rectangular A (m x k) and B (k x n), and the Galerkin product
@@ -435,8 +530,9 @@ coal_status coal_eigen_set_which(coal_eigen E, coal_eig_which w); /* default sma
 /* tol > 0, maxit >= 0. Defaults 1e-6, 1000. */
 coal_status coal_eigen_set_tolerances(coal_eigen E, double tol, int maxit);
 /* Preconditioner T ~ A^-1 applied to the residuals: none (default), Jacobi (diag(A)^-1, needs a
- * positive diagonal) or a user function (as for the linear solvers; R and Z are n x m
- * row-major blocks in the backend's memory). */
+ * positive diagonal), AMG (one V-cycle of coal_amg on A, which must then be positive
+ * (semi-)definite; built at the first solve and kept) or a user function (as for the linear
+ * solvers; R and Z are n x m row-major blocks in the backend's memory). */
 coal_status coal_eigen_set_pc(coal_eigen E, coal_pc_type pc);
 coal_status coal_eigen_set_pc_user(coal_eigen E, coal_pc_apply_fn apply, void *user);
 /* Starting block: X0 (n x k0, any layout, A's context) gives the first min(k0, bs) columns

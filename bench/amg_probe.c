@@ -1,0 +1,181 @@
+/* AMG measurement driver (docs/amg.md): builds the hierarchy of one matrix, prints it, and
+ * solves A X = B (B random, X0 = 0) with CG (k = 1) or Block-CG preconditioned by Jacobi and by
+ * AMG, reporting iterations, the worst true relative residual and times.
+ *
+ *   amg_probe SPEC [--theta T] [--coarse N] [--smoother chebyshev|l1-jacobi] [--degree D]
+ *                  [--cheb-lo F] [--cheb-hi F] [--lanczos S] [--cycle v|w] [--k K]
+ *                  [--rtol R] [--no-jacobi] [--rho-ref S]
+ * SPEC: lap2d:N, lap3d:N, lap3d27:N, aniso:N:EX:EY:EZ or a Matrix Market file.
+ * --rho-ref S also prints each level's Lanczos estimate with S steps (the reference for the
+ * choice of COAL_AMG_LANCZOS_STEPS). Host backend (COALESCE_BACKEND decides otherwise). */
+#include "amg_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static coal_status load(coal_ctx ctx, const char *spec, coal_mat *A) {
+  long n = 0;
+  double ex, ey, ez;
+  if (sscanf(spec, "lap2d:%ld", &n) == 1) return coal_gen_laplace2d(ctx, n, n, COAL_F64, A);
+  if (sscanf(spec, "lap3d27:%ld", &n) == 1)
+    return coal_gen_laplace3d(ctx, n, n, n, 27, COAL_F64, A);
+  if (sscanf(spec, "lap3d:%ld", &n) == 1) return coal_gen_laplace3d(ctx, n, n, n, 7, COAL_F64, A);
+  if (sscanf(spec, "aniso:%ld:%lf:%lf:%lf", &n, &ex, &ey, &ez) == 4)
+    return coal_gen_aniso3d(ctx, n, n, n, ex, ey, ez, COAL_F64, A);
+  return coal_mat_read_mm(ctx, spec, COAL_F64, A);
+}
+
+static int fail(coal_ctx ctx, const char *what, coal_status st) {
+  fprintf(stderr, "amg_probe: %s: %s: %s\n", what, coal_status_string(st),
+          coal_ctx_last_error(ctx));
+  return 1;
+}
+
+/* One solve from x0 = 0; returns iterations, prints a line. */
+static int solve(coal_mat A, coal_bvec B, coal_pc_type pc, coal_amg amg, coal_method m, double rtol,
+                 const char *label) {
+  coal_ctx ctx = coal_mat_ctx(A);
+  int64_t n, k;
+  coal_bvec_size(B, &n, &k);
+  coal_solver S = NULL;
+  coal_bvec X = NULL;
+  coal_status st = coal_solver_create(A, &S);
+  if (!st) st = coal_solver_set_method(S, m);
+  if (!st) st = coal_solver_set_tolerances(S, rtol, 0.0, 20000);
+  if (!st) st = coal_solver_set_check_every(S, 1); /* exact iteration counts */
+  if (!st && pc == COAL_PC_USER) st = coal_solver_set_pc_user(S, coal_amg_pc_apply, amg);
+  if (!st && pc != COAL_PC_USER) st = coal_solver_set_pc(S, pc);
+  if (!st) st = coal_bvec_create(ctx, n, k, COAL_F64, COAL_ROW_MAJOR, 0, &X);
+  if (!st) st = coal_bvec_set_value(X, 0.0);
+  double t0 = coal_now_seconds(), t1 = 0, t2 = 0;
+  if (!st) st = coal_solver_setup(S);
+  t1 = coal_now_seconds();
+  if (!st) st = coal_solver_solve(S, B, X);
+  t2 = coal_now_seconds();
+  int its = -1;
+  if (!st) {
+    double worst = 0;
+    int conv = 1;
+    for (int64_t j = 0; j < k; j++) {
+      coal_solve_info in;
+      coal_solver_get_info(S, j, &in);
+      double r = in.rhsnorm > 0 ? in.resnorm / in.rhsnorm : in.resnorm;
+      worst = r > worst ? r : worst;
+      conv &= in.reason == COAL_SOLVE_CONVERGED;
+    }
+    its = coal_solver_iterations(S);
+    printf("%-10s %-8s k=%-3lld its %5d  true rel res %.2e %s  setup %.3f s  solve %.3f s\n", label,
+           coal_method_name(m), (long long)k, its, worst, conv ? "converged" : "NOT CONVERGED",
+           t1 - t0, t2 - t1);
+  } else {
+    fail(ctx, label, st);
+  }
+  coal_bvec_destroy(&X);
+  coal_solver_destroy(&S);
+  return its;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: amg_probe SPEC [options]\n");
+    return 2;
+  }
+  double theta = -1, cheb_lo = 0, cheb_hi = 0, rtol = 1e-8;
+  long coarse = 0, k = 1, rho_ref = 0;
+  int degree = 2, lanczos = 0, jacobi = 1, blockcg = 0;
+  coal_amg_smoother sm = COAL_AMG_CHEBYSHEV;
+  coal_amg_cycle cyc = COAL_AMG_V_CYCLE;
+  for (int i = 2; i < argc; i++) {
+    const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
+    if (!strcmp(o, "--theta"))
+      theta = atof(v), i++;
+    else if (!strcmp(o, "--coarse"))
+      coarse = atol(v), i++;
+    else if (!strcmp(o, "--smoother"))
+      coal_amg_smoother_parse(v, &sm), i++;
+    else if (!strcmp(o, "--degree"))
+      degree = atoi(v), i++;
+    else if (!strcmp(o, "--cheb-lo"))
+      cheb_lo = atof(v), i++;
+    else if (!strcmp(o, "--cheb-hi"))
+      cheb_hi = atof(v), i++;
+    else if (!strcmp(o, "--lanczos"))
+      lanczos = atoi(v), i++;
+    else if (!strcmp(o, "--cycle"))
+      cyc = v[0] == 'w' ? COAL_AMG_W_CYCLE : COAL_AMG_V_CYCLE, i++;
+    else if (!strcmp(o, "--k"))
+      k = atol(v), i++;
+    else if (!strcmp(o, "--rtol"))
+      rtol = atof(v), i++;
+    else if (!strcmp(o, "--rho-ref"))
+      rho_ref = atol(v), i++;
+    else if (!strcmp(o, "--no-jacobi"))
+      jacobi = 0;
+    else if (!strcmp(o, "--blockcg"))
+      blockcg = 1;
+    else {
+      fprintf(stderr, "amg_probe: unknown option %s\n", o);
+      return 2;
+    }
+  }
+  coal_ctx ctx = NULL;
+  coal_mat A = NULL;
+  coal_amg amg = NULL;
+  coal_status st = coal_ctx_create(COAL_BACKEND_AUTO, &ctx);
+  if (st) return fail(ctx, "context", st);
+  if ((st = load(ctx, argv[1], &A))) return fail(ctx, argv[1], st);
+  int64_t n, nnz;
+  coal_mat_size(A, &n, NULL, &nnz);
+  printf("%s: %lld rows, %lld nonzeros\n", argv[1], (long long)n, (long long)nnz);
+  if ((st = coal_amg_create(A, &amg))) return fail(ctx, "amg create", st);
+  if (theta >= 0 && (st = coal_amg_set_theta(amg, theta))) return fail(ctx, "theta", st);
+  if (coarse > 0 && (st = coal_amg_set_coarse_size(amg, coarse))) return fail(ctx, "coarse", st);
+  if ((st = coal_amg_set_smoother(amg, sm, degree))) return fail(ctx, "smoother", st);
+  if ((st = coal_amg_set_cycle(amg, cyc))) return fail(ctx, "cycle", st);
+  if ((st = coal_amg_set_tuning(amg, cheb_lo, cheb_hi, lanczos))) return fail(ctx, "tuning", st);
+  if ((st = coal_amg_reserve(amg, k))) return fail(ctx, "reserve", st);
+  if ((st = coal_amg_setup(amg))) return fail(ctx, "amg setup", st);
+  coal_amg_info in;
+  coal_amg_get_info(amg, &in);
+  printf("levels %d  grid complexity %.3f  operator complexity %.3f  hierarchy %.1f MB (A %.1f MB)"
+         "  coarse %s rank %d  setup %.3f s\n",
+         in.levels, in.grid_complexity, in.operator_complexity, in.hierarchy_bytes / 1e6,
+         (double)(sizeof(int32_t) * (size_t)(n + 1 + nnz) + 8 * (size_t)nnz) / 1e6,
+         in.coarse_direct ? "direct" : "smoothed", in.coarse_rank, in.setup_seconds);
+  for (int l = 0; l < in.levels; l++) {
+    printf("  level %2d: rows %9lld  nnz %10lld  nnz/row %6.1f  P nnz %9lld  rho %.4f  MIS rounds "
+           "%d",
+           l, (long long)in.rows[l], (long long)in.nnz[l],
+           in.rows[l] ? (double)in.nnz[l] / (double)in.rows[l] : 0.0, (long long)in.p_nnz[l],
+           in.rho[l], in.mis_rounds[l]);
+    if (rho_ref > 0 && in.rho[l] > 0) {
+      coal_amg_level *L = &amg->lev[l];
+      double *scratch = malloc(sizeof(double) * 5 * (size_t)in.rows[l]),
+             *jd = malloc(sizeof(double) * (size_t)in.rows[l]);
+      int64_t bad;
+      coal_amg_dinv_host(ctx, L->A->nrows, L->A->rowptr, L->A->colind, L->A->values, 0, jd, &bad);
+      double r = 0;
+      coal_amg_lanczos_rho(amg, L->A, jd, (int)rho_ref, scratch, &r);
+      printf("  rho(%ld steps) %.4f  ratio %.4f", rho_ref, r, in.rho[l] / r);
+      free(scratch), free(jd);
+    }
+    printf("\n");
+  }
+  printf("  phases:");
+  for (int p = 0; p < COAL_AMG_NPHASES; p++)
+    printf(" %s %.3f", coal_amg_phase_name((coal_amg_phase)p), in.phase_seconds[p]);
+  printf("\n");
+  coal_bvec B = NULL;
+  if ((st = coal_bvec_create(ctx, n, k, COAL_F64, COAL_ROW_MAJOR, 0, &B)))
+    return fail(ctx, "B", st);
+  coal_bvec_set_random(B, 7);
+  coal_method m = blockcg || k > 1 ? COAL_METHOD_BLOCKCG : COAL_METHOD_CG;
+  if (jacobi) solve(A, B, COAL_PC_JACOBI, NULL, m, rtol, "jacobi");
+  solve(A, B, COAL_PC_USER, amg, m, rtol, "amg");
+  coal_bvec_destroy(&B);
+  coal_amg_destroy(&amg);
+  coal_mat_destroy(&A);
+  coal_ctx_destroy(&ctx);
+  return 0;
+}
