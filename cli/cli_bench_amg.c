@@ -13,10 +13,7 @@
 #include <string.h>
 
 #define AMG_SEED       2032
-#define WARMUP         1  /* untimed runs before the timed ones */
-#define VCYCLE_FACTOR  10 /* V-cycle repetitions per --reps */
-#define EIG_NEV        16
-#define EIG_TOL        1e-6
+#define VCYCLE_FACTOR  10   /* V-cycle repetitions per --reps */
 #define RESIDUAL_SLACK 10.0 /* recomputed true residual may exceed rtol by rounding */
 
 /* ---- timed runs -------------------------------------------------------------------------- */
@@ -50,7 +47,7 @@ static double true_relres(coal_mat A, coal_bvec B, coal_bvec X) {
   return worst;
 }
 
-/* WARMUP + reps solves of A X = B (B: k random columns, X = 0 each time) with o: medians of
+/* AMG_WARMUP + reps solves of A X = B (B: k random columns, X = 0 each time) with o: medians of
  * setup, solve and their sum; iterations and convergence of the last run, its true residual
  * recomputed. CLI_OK, or CLI_FAIL (message printed). */
 static int timed_solves(coal_mat A, const cli_solve_opts *o, int64_t k, int64_t reps,
@@ -67,7 +64,7 @@ static int timed_solves(coal_mat A, const cli_solve_opts *o, int64_t k, int64_t 
                        (st = coal_bvec_set_random(B, AMG_SEED))))
     rc = cli_fail(ctx, st, "creating %lld right-hand sides", (long long)k);
   cli_solve_result res = {0};
-  for (int64_t r = -WARMUP; rc == CLI_OK && r < reps; r++) {
+  for (int64_t r = -AMG_WARMUP; rc == CLI_OK && r < reps; r++) {
     cli_solve_result_free(&res);
     if ((st = coal_bvec_set_value(X, 0.0))) rc = cli_fail(ctx, st, "zeroing X");
     if (rc == CLI_OK) rc = cli_solve_run(A, B, X, o, &res);
@@ -117,23 +114,22 @@ static double vcycle_ms(coal_mat A, coal_amg amg, int64_t k, int64_t reps) {
   return 1e-3 * med;
 }
 
-/* The hierarchy built once (the warm-up), then set up reps times: median and minimum in ms,
- * and its information. The hierarchy stays in *amg for the V-cycle. */
+/* AMG_WARMUP + reps hierarchies, each created and set up from A on the backend (cli_amg_build
+ * synchronises) and destroyed outside the timing: median and minimum in ms, and the
+ * information of the last, which stays in *amg for the V-cycle. */
 static int timed_setup(amg_bench *R, coal_mat A, amg_row *w, coal_amg *amg) {
-  coal_ctx ctx = coal_mat_ctx(A);
   coal_status st;
-  if (cli_amg_build(A, &R->amg, amg) != CLI_OK) return CLI_FAIL;
   double *t = malloc(sizeof *t * (size_t)R->b.reps);
   if (!t) return cli_fail(NULL, COAL_ERR_MEMORY, "timings");
   int rc = CLI_OK;
-  for (int64_t r = 0; rc == CLI_OK && r < R->b.reps; r++) {
+  for (int64_t r = -AMG_WARMUP; rc == CLI_OK && r < R->b.reps; r++) {
+    coal_amg_destroy(amg);
     double t0 = coal_now_seconds();
-    if ((st = coal_amg_setup(*amg)) || (st = coal_ctx_sync(ctx)))
-      rc = cli_fail(ctx, st, "AMG setup");
-    t[r] = 1e3 * (coal_now_seconds() - t0);
+    rc = cli_amg_build(A, &R->amg, amg);
+    if (r >= 0) t[r] = 1e3 * (coal_now_seconds() - t0);
   }
   if (rc == CLI_OK && (st = coal_amg_get_info(*amg, &w->info)))
-    rc = cli_fail(ctx, st, "AMG information");
+    rc = cli_fail(coal_mat_ctx(A), st, "AMG information");
   if (rc == CLI_OK) {
     w->setup_min_ms = t[0];
     for (int64_t r = 1; r < R->b.reps; r++) w->setup_min_ms = fmin(w->setup_min_ms, t[r]);
@@ -145,14 +141,14 @@ static int timed_setup(amg_bench *R, coal_mat A, amg_row *w, coal_amg *amg) {
   return rc;
 }
 
-/* LOBPCG+AMG for the EIG_NEV smallest to EIG_TOL: eig_reps runs, each with a new eigensolver
- * (the AMG setup included), median wall time. */
+/* LOBPCG+AMG for the AMG_EIG_NEV smallest to AMG_EIG_TOL: eig_reps runs, each with a new
+ * eigensolver (the AMG setup included), median wall time. */
 static int timed_eigs(amg_bench *R, coal_mat A, amg_row *w) {
   coal_ctx ctx = coal_mat_ctx(A);
   cli_eig_opts o;
   cli_eig_opts_default(&o);
-  o.nev = EIG_NEV, o.tol = EIG_TOL, o.pc = COAL_PC_AMG, o.amg = R->amg;
-  double *t = malloc(sizeof *t * (size_t)R->eig_reps), exact[EIG_NEV];
+  o.nev = AMG_EIG_NEV, o.tol = AMG_EIG_TOL, o.pc = COAL_PC_AMG, o.amg = R->amg;
+  double *t = malloc(sizeof *t * (size_t)R->eig_reps), exact[AMG_EIG_NEV];
   if (!t) return cli_fail(NULL, COAL_ERR_MEMORY, "timings");
   cli_eig_result res = {0};
   int rc = CLI_OK;
@@ -221,7 +217,12 @@ int amg_bench_matrix(amg_bench *R, const cli_spec *sp, int full, amg_row *w) {
     cli_fail(ctx, st, "a first product with %s", sp->name);
   coal_bvec_destroy(&x);
   coal_bvec_destroy(&y);
-  int amg_ok = !st && timed_setup(R, A, w, &amg) == CLI_OK;
+  if (st) {
+    status_add(w, "first product failed");
+    coal_mat_destroy(&A);
+    return CLI_FAIL;
+  }
+  int amg_ok = timed_setup(R, A, w, &amg) == CLI_OK;
   if (!amg_ok) status_add(w, "AMG setup failed");
   if (amg_ok && full) {
     if ((st = coal_amg_reserve(amg, R->nrhs > 1 ? R->nrhs : 1)))
@@ -253,10 +254,10 @@ int amg_bench_matrix(amg_bench *R, const cli_spec *sp, int full, amg_row *w) {
     else if (!w->bcg.converged)
       status_add(w, "Block-CG+AMG not converged");
   }
-  if (amg_ok && full && !R->no_eigs && w->n > 2 * EIG_NEV) {
+  if (amg_ok && full && !R->no_eigs && w->n > 2 * AMG_EIG_NEV) {
     if (timed_eigs(R, A, w) != CLI_OK)
       status_add(w, "LOBPCG+AMG failed");
-    else if (w->eig.converged < EIG_NEV)
+    else if (w->eig.converged < AMG_EIG_NEV)
       status_add(w, "LOBPCG+AMG not converged");
   }
   coal_mat_destroy(&A);
@@ -290,7 +291,7 @@ static double target_value(const amg_bench *R, const amg_row *w, int t) {
   case 2: return w->v1_ms;
   case 3: return w->pcg.converged && rtol_ok ? 1e3 * w->pcg.solve_s : NAN;
   case 4: return w->bcg.converged && rtol_ok && R->nrhs == 32 ? w->bcg.total_s : NAN;
-  case 5: return w->eig.ran && w->eig.converged == EIG_NEV ? w->eig.seconds : NAN;
+  case 5: return w->eig.ran && w->eig.converged == AMG_EIG_NEV ? w->eig.seconds : NAN;
   default: return w->mem_ratio;
   }
 }

@@ -7,6 +7,10 @@
 #include "cli.h"
 
 enum { AMG_NTARGETS = 7 };
+#define AMG_WARMUP 1 /* untimed runs before the timed ones (setup, solves) */
+/* LOBPCG+AMG: the AMG_EIG_NEV smallest eigenpairs to AMG_EIG_TOL. */
+#define AMG_EIG_NEV 16
+#define AMG_EIG_TOL 1e-6
 
 /* Medians of timed solves (seconds) and the last run's results. */
 typedef struct {

@@ -172,17 +172,17 @@ static void print_full(const amg_bench *R, const amg_row *w) {
            "Block-CG+AMG", (long long)R->nrhs, w->bcg.its, w->bcg.total_s, w->bcg.solve_s,
            w->bcg.relres, verdict(&w->bcg));
   if (w->eig.ran)
-    printf("  %-13s %d smallest to 1e-6: %d iterations, %d converged, %.3f s (AMG setup "
+    printf("  %-13s %d smallest to %.0e: %d iterations, %d converged, %.3f s (AMG setup "
            "included), largest residual %.2e, eigenvalue error %.2e\n",
-           "LOBPCG+AMG", 16, w->eig.its, w->eig.converged, w->eig.seconds, w->eig.max_res,
-           w->eig.err);
+           "LOBPCG+AMG", AMG_EIG_NEV, AMG_EIG_TOL, w->eig.its, w->eig.converged, w->eig.seconds,
+           w->eig.max_res, w->eig.err);
   printf("  %-13s %s\n", "status", w->status);
 }
 
 static void print_spd_head(const amg_bench *R) {
   printf("spd-set: CG+AMG against CG+Jacobi, 1 RHS, rtol %.0e in true residual; winner: the "
          "shorter time to solution, AMG setup included (medians of %lld after %d warm-up)\n",
-         R->rtol, (long long)R->b.reps, 1);
+         R->rtol, (long long)R->b.reps, AMG_WARMUP);
   printf("  %-16s %8s %9s %3s %6s | %7s %9s %9s | %7s %9s | %-6s %s\n", "matrix", "rows", "nnz",
          "lev", "op.cx", "AMG its", "setup s", "solve s", "Jac its", "solve s", "winner", "status");
 }
@@ -276,7 +276,7 @@ static void print_head(amg_bench *R) {
   cli_amg_describe(&R->amg, opts, sizeof opts);
   printf("coalesce bench amg: %s; rtol %.0e, %lld RHS for Block-CG and the wide V-cycle, median "
          "of %lld after %d warm-up, backend %s (%s)\n",
-         opts, R->rtol, (long long)R->nrhs, (long long)R->b.reps, 1,
+         opts, R->rtol, (long long)R->nrhs, (long long)R->b.reps, AMG_WARMUP,
          coal_backend_name(coal_ctx_backend(R->ctx)), coal_ctx_device_name(R->ctx));
   if (R->csv) {
     fputs("matrix,set,backend,device", R->csv);

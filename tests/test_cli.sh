@@ -452,7 +452,7 @@ expect bench-amg "$tmp/out" '^  PCG\+AMG +[0-9]+ iterations, solve [0-9.]+ ms af
 expect bench-amg "$tmp/out" '^  CG\+Jacobi +[0-9]+ iterations'
 expect bench-amg "$tmp/out" '^  Block-CG\+AMG +4 RHS: [0-9]+ block iterations'
 expect bench-amg "$tmp/out" '^  AMG setup, 7-point 128\^3 +<= 10 ms not in this run'
-if grep -Eq '^  LOBPCG\+AMG +16 smallest to 1e-6:' "$tmp/out"; then bad "bench amg --no-eigs ran LOBPCG"; else ok; fi
+if grep -Eq '^  LOBPCG\+AMG +16 smallest to 1e-06:' "$tmp/out"; then bad "bench amg --no-eigs ran LOBPCG"; else ok; fi
 if [ "$(grep -Ec '^  status +ok$' "$tmp/out")" -eq 2 ]; then ok; else bad "bench amg: not 2 rows ok"; fi
 if [ -f "$acsv" ]; then
   expect bench-amg-csv "$acsv" '^matrix,set,backend,device,rows,nnz,levels,grid_complexity,op_complexity,hierarchy_bytes,a_bytes,memory_ratio,coarse_rows,setup_ms,setup_ms_min,vcycle_1_ms,nrhs,vcycle_nrhs_ms,pcg_amg_its,pcg_amg_converged,'
@@ -477,7 +477,7 @@ json_ok bench-amg "is not valid JSON or has the wrong results" \
   'len(d["results"])==2 and all(x["status"]=="ok" and x["memory_ratio"]>=1 for x in d["results"]) and len(d["targets"])==7 and not any(x["ran"] for x in d["targets"])' \
   "$ajson"
 run bench-amg-eigs 0 "$BIN" bench amg lap3d:8 --reps 1 --nrhs 2 --no-block --csv "$acsv"
-expect bench-amg-eigs "$tmp/out" '^  LOBPCG\+AMG +16 smallest to 1e-6: [0-9]+ iterations, 16 converged'
+expect bench-amg-eigs "$tmp/out" '^  LOBPCG\+AMG +16 smallest to 1e-06: [0-9]+ iterations, 16 converged'
 if grep -Eq '^  Block-CG\+AMG +[0-9]+ RHS:' "$tmp/out"; then bad "bench amg --no-block ran Block-CG"; else ok; fi
 expect bench-amg-eigs "$acsv" '^"lap3d:8",list,.*,16,[0-9.]+,[0-9.e-]+,[0-9.e-]+,[a-z]+,"ok"$'
 run bench-amg-nonsym 1 "$BIN" bench amg powerlaw:100:4 --reps 1 --csv "$acsv"
