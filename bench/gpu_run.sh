@@ -89,7 +89,7 @@ if [[ " $what " == *" amg "* ]]; then
   $B/coalesce bench amg --large --reps ${AMG_REPS:-5} --eig-reps ${AMG_EIG_REPS:-3} \
     --csv "$OUT/amg.csv" --json "$OUT/amg.json" >"$OUT/bench_amg.txt" 2>&1 || rc=1
   cat "$OUT/bench_amg.txt"
-  $B/coalesce bench amg --spd-set --matrices "$COALESCE_MATRICES" --reps ${AMG_REPS:-5} \
+  $B/coalesce bench amg --spd-set --matrices "$COALESCE_MATRICES" --reps ${AMG_SPD_REPS:-2} \
     --csv "$OUT/amg_spd.csv" --json "$OUT/amg_spd.json" >"$OUT/bench_amg_spd.txt" 2>&1 || rc=1
   cat "$OUT/bench_amg_spd.txt"
 fi
