@@ -79,7 +79,7 @@ static const help_section sections[] = {
      "                          Block-CG+AMG (32 RHS), LOBPCG+AMG (16 smallest to 1e-6),\n"
      "                          memory; MET / NOT met for the targets (default lap3d:32)\n"
      "      --large             lap3d:128, lap3d:100, lap3d27:100, aniso:100:1:1:1e-3\n"
-     "      --nrhs K            Block-CG right-hand sides (default 32)\n"
+     "      --nrhs K            columns of Block-CG and the wide V-cycle (default 32)\n"
      "      --rtol R --maxit N  solver tolerance (default 1e-8) and iteration limit (10000)\n"
      "      --reps N            timed repetitions (default 5); --eig-reps N for LOBPCG (1)\n"
      "      --no-eigs, --no-block   skip LOBPCG, Block-CG\n"
