@@ -95,7 +95,7 @@ static int demo_run(coal_ctx ctx, int64_t n, int64_t k, int pcs, const cli_amg_o
     if (r == CLI_OK) {
       ok &= ok_pc;
     } else if (pcs == DEMO_BOTH) { /* e.g. no AMG setup on this backend: Jacobi stands */
-      printf("  %-10s failed on the %s backend (the message is above): Jacobi only\n", "AMG",
+      printf("  %-10s failed on the %s backend (message on stderr): Jacobi only\n", "AMG",
              coal_backend_name(coal_ctx_backend(ctx)));
       t_amg = 0;
     } else {
