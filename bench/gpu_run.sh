@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs on a lent GPU machine (H100/H200): build for sm_90, CUDA + host suites,
 # compute-sanitizer (memcheck, racecheck) on the CUDA suite, then the SpMV benchmark.
-#   bench/gpu_run.sh [what...]   what: build tests sanitize bench spmm spgemm solve eigs
-#                                (default: all)
+#   bench/gpu_run.sh [what...]   what: build tests sanitize bench spmm spgemm solve eigs amg
+#                                (default: all but amg, which is long)
 # Matrices are read from $COALESCE_MATRICES (default .devdata/matrices, a git-ignored copy
 # of ../shared/matrices that travels with the working tree). Logs go to $OUT.
 set -uo pipefail
@@ -83,5 +83,14 @@ if [[ $what == *eigs* ]]; then
   $B/coalesce eigs "$COALESCE_MATRICES/bcsstk26.mtx.gz" --mass "$COALESCE_MATRICES/bcsstm26.mtx.gz" \
     --nev 4 --tol 1e-8 --pc jacobi --maxit 20000 >"$OUT/eigs_bcsstk26.txt" 2>&1
   cat "$OUT/eigs_bcsstk26.txt"
+fi
+if [[ " $what " == *" amg "* ]]; then
+  # issue 32: the targets on the large Laplacians, then CG+AMG against CG+Jacobi on the SPD set
+  $B/coalesce bench amg --large --reps ${AMG_REPS:-5} --eig-reps ${AMG_EIG_REPS:-3} \
+    --csv "$OUT/amg.csv" --json "$OUT/amg.json" >"$OUT/bench_amg.txt" 2>&1 || rc=1
+  cat "$OUT/bench_amg.txt"
+  $B/coalesce bench amg --spd-set --matrices "$COALESCE_MATRICES" --reps ${AMG_SPD_REPS:-2} \
+    --csv "$OUT/amg_spd.csv" --json "$OUT/amg_spd.json" >"$OUT/bench_amg_spd.txt" 2>&1 || rc=1
+  cat "$OUT/bench_amg_spd.txt"
 fi
 exit $rc

@@ -42,6 +42,10 @@ int cli_parse_i64(const char *s, int64_t *v);
 int cli_parse_f64(const char *s, double *v);
 /* Comma-separated list of distinct integers in [min, max], at most cap: the count, or -1. */
 int cli_parse_i64_list(const char *s, int64_t min, int64_t max, int64_t *out, int cap);
+/* Integer option `name` in [min, max] at argv[*i]: as cli_opt_value, and -1 (message printed)
+ * also for a bad value. */
+int cli_int_opt(int argc, char **argv, int *i, const char *name, int64_t min, int64_t max,
+                int64_t *x);
 /* Usage error: prints "coalesce: MESSAGE" and a hint to stderr, returns CLI_USAGE. */
 int cli_usage_error(const char *fmt, ...)
 #if defined(__GNUC__)
@@ -160,6 +164,12 @@ typedef struct {
 /* Appends the folder's files (dir may be NULL) and the large matrices; CLI_OK or CLI_FAIL
  * (message printed). */
 int cli_matrix_list_finish(cli_matrix_list *L, const char *dir, int large);
+/* Appends one more spec after cli_matrix_list_finish; CLI_OK or CLI_FAIL (message printed). */
+int cli_matrix_list_add(cli_matrix_list *L, const char *spec);
+/* Median of v[0..n) (sorts v); NaN when n is 0. */
+double cli_median(double *v, int64_t n);
+/* Ascending order of doubles, for qsort. */
+int cli_cmp_double(const void *a, const void *b);
 /* 1 when specs[i] came from the folder (files the library does not handle are skipped). */
 int cli_matrix_list_from_dir(const cli_matrix_list *L, int i);
 void cli_matrix_list_free(cli_matrix_list *L);
@@ -172,22 +182,62 @@ typedef struct {
   int large;
   cli_matrix_list list; /* list.specs: allocated by the caller with argc + 3 entries */
 } cli_bench_opts;
+/* The end of a benchmark: closes csv and json (either may be NULL; a failed write turns an OK
+ * rc into CLI_FAIL, message printed), destroys *ctx and frees b's matrix list; returns rc. */
+int cli_bench_end(cli_bench_opts *b, FILE *csv, FILE *json, coal_ctx *ctx, int rc);
 /* Tries argv[*i] as --backend, --dtype, --reps N, --matrices DIR, --csv FILE, --json FILE,
  * --large or a SPEC (appended to o->list): 1 consumed, 0 another option ("--..."), -1 usage
  * error (message printed). */
 int cli_bench_opt(int argc, char **argv, int *i, cli_bench_opts *o);
 
+/* ---- AMG options and hierarchy (cli/cli_amg.c) ----------------------------------------- */
+/* The --amg-* options. Without any, --pc amg is the library's COAL_PC_AMG (default options,
+ * hierarchy built by the solver's setup); with one, the tool builds the hierarchy itself with
+ * these options and hands it to the solver as a user preconditioner (coal_amg_pc_apply). */
+typedef struct {
+  int given; /* an --amg-* option was given */
+  double theta;
+  coal_amg_smoother smoother;
+  int degree; /* Chebyshev degree or l1-Jacobi sweeps */
+  int64_t coarse_size;
+  int max_levels;
+  coal_amg_cycle cycle;
+} cli_amg_opts;
+void cli_amg_opts_default(cli_amg_opts *o);
+/* Tries --amg-theta, --amg-smoother, --amg-degree, --amg-coarse-size, --amg-max-levels,
+ * --amg-cycle at argv[*i]: 1 consumed, 0 not one of them, -1 usage error (message printed). */
+int cli_amg_opt(int argc, char **argv, int *i, cli_amg_opts *o);
+/* CLI_USAGE (message printed) when --amg-* options were given and pc is not AMG. */
+int cli_amg_check(const cli_amg_opts *o, coal_pc_type pc);
+/* "theta 0.02, chebyshev degree 2, coarse size 1000, max levels 24, V-cycle" */
+void cli_amg_describe(const cli_amg_opts *o, char *buf, size_t len);
+/* Creates the hierarchy of A with o and sets it up: CLI_OK, or CLI_FAIL with the message
+ * printed (*amg NULL). */
+int cli_amg_build(coal_mat A, const cli_amg_opts *o, coal_amg *amg);
+/* AMG as the preconditioner of the solver S or (S NULL) the eigensolver E of A: COAL_PC_AMG
+ * without --amg-* options, else a hierarchy built here (*amg, which the caller destroys after
+ * the solver), its cycle blocks reserved for `width` columns. CLI_OK, or CLI_FAIL with the
+ * message printed. */
+int cli_amg_attach(coal_solver S, coal_eigen E, coal_mat A, const cli_amg_opts *o, int64_t width,
+                   coal_amg *amg);
+/* Bytes of A's CSR (32-bit indices, fp64 values), the yardstick of the hierarchy's memory. */
+double cli_amg_a_bytes(int64_t rows, int64_t nnz);
+/* The hierarchy table: per level rows, nonzeros, P's nonzeros, bytes, rho, MIS rounds; the
+ * complexities, the memory against A, the coarsest level and the setup time per phase. */
+void cli_amg_print_info(const coal_amg_info *in);
+
 /* ---- solves (solve, demo, bench solve) --------------------------------------------------- */
 typedef struct {
   coal_method method;
   coal_pc_type pc;
+  cli_amg_opts amg; /* with pc AMG */
   double rtol, atol;
   int maxit, check_every; /* check_every 0: the library default */
   FILE *history;          /* residual history as CSV, or NULL */
 } cli_solve_opts;
 void cli_solve_opts_default(cli_solve_opts *o);
-/* Tries --rtol, --atol, --maxit, --check-every, --pc, --method at argv[*i]: 1 consumed, 0 not
- * one of them, -1 usage error (message printed). */
+/* Tries --rtol, --atol, --maxit, --check-every, --pc, --method and the --amg-* options at
+ * argv[*i]: 1 consumed, 0 not one of them, -1 usage error (message printed). */
 int cli_solve_opt(int argc, char **argv, int *i, cli_solve_opts *o);
 typedef struct {
   int64_t k;
@@ -221,11 +271,12 @@ typedef struct {
   double tol;
   coal_eig_which which;
   coal_pc_type pc;
+  cli_amg_opts amg; /* with pc AMG */
   uint64_t seed;
 } cli_eig_opts;
 void cli_eig_opts_default(cli_eig_opts *o);
-/* Tries --nev, --block, --tol, --maxit, --which, --pc, --seed at argv[*i]: 1 consumed, 0 not
- * one of them, -1 usage error (message printed). */
+/* Tries --nev, --block, --tol, --maxit, --which, --pc, --seed and the --amg-* options at
+ * argv[*i]: 1 consumed, 0 not one of them, -1 usage error (message printed). */
 int cli_eig_opt(int argc, char **argv, int *i, cli_eig_opts *o);
 /* Checks the options against each other and against the matrix size n (n < 0: not yet known):
  * CLI_OK or CLI_USAGE (message printed). */
@@ -233,8 +284,10 @@ int cli_eig_check(const cli_eig_opts *o, int64_t n);
 /* The block size LOBPCG runs with on an n-row matrix (the library's rule when o->block is 0). */
 int cli_eig_blocksize(const cli_eig_opts *o, int64_t n);
 /* Creates the eigensolver for A (M: NULL or the mass matrix) configured by o; CLI_OK, or
- * CLI_FAIL with the message printed. */
-int cli_eig_create(coal_mat A, coal_mat M, const cli_eig_opts *o, int history, coal_eigen *E);
+ * CLI_FAIL with the message printed. With AMG and --amg-* options the hierarchy is built here
+ * into *amg (destroy it after E; amg may be NULL only when o->pc is not AMG). */
+int cli_eig_create(coal_mat A, coal_mat M, const cli_eig_opts *o, int history, coal_eigen *E,
+                   coal_amg *amg);
 typedef struct {
   int nev, nconverged;
   double seconds; /* wall time of coal_eigen_solve, synchronised */
@@ -255,6 +308,10 @@ double cli_eig_relerr(double value, double exact);
 
 /* ---- subcommands ------------------------------------------------------------------------- */
 int cli_solve(int argc, char **argv);
+/* `amg SPEC`: the hierarchy (cli/cli_amg.c). */
+int cli_amg(int argc, char **argv);
+/* `bench amg`: argv[0] is "amg" (cli/cli_bench_amg.c). */
+int cli_bench_amg(int argc, char **argv);
 /* `eigs SPEC`: eigenpairs by LOBPCG (cli/cli_eigs.c). */
 int cli_eigs(int argc, char **argv);
 /* `bench eigs`: argv[0] is "eigs" (cli/cli_bench_eigs.c). */

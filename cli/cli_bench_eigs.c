@@ -36,11 +36,6 @@ static const char *const CSV_HEAD =
     "iterations,converged,max_relres,max_eig_relerr,rr_seconds,lib_seconds,spmm_a,spmm_m,"
     "restarts,dropped\n";
 
-static int cmp_up(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 static int is_target(const cli_spec *sp) { return sp->kind == CLI_SPEC_LAP3D && sp->n == 100; }
 
 static void put_csv(eig_bench *R, const eig_row *w) {
@@ -123,6 +118,7 @@ static int bench_matrix(eig_bench *R, const cli_spec *sp, int from_dir) {
   coal_ctx ctx = R->ctx;
   coal_mat A = NULL;
   coal_eigen E = NULL;
+  coal_amg amg = NULL;
   coal_status st;
   eig_row w = {sp, 0, 0, NAN, NAN, NAN, {0}};
   double *times = NULL, *exact = NULL;
@@ -139,7 +135,7 @@ static int bench_matrix(eig_bench *R, const cli_spec *sp, int from_dir) {
   if (!(times = malloc(sizeof *times * (size_t)R->b.reps)) ||
       !(exact = malloc(sizeof *exact * (size_t)R->o.nev)))
     rc = cli_fail(NULL, COAL_ERR_MEMORY, "%s", sp->name);
-  if (rc == CLI_OK) rc = cli_eig_create(A, NULL, &R->o, 0, &E);
+  if (rc == CLI_OK) rc = cli_eig_create(A, NULL, &R->o, 0, &E, &amg);
   for (int64_t k = 0; rc == CLI_OK && k < R->b.reps; k++) {
     cli_eig_result_free(&w.r);
     if ((st = coal_eigen_set_seed(E, R->o.seed))) rc = cli_fail(ctx, st, "seed");
@@ -147,9 +143,7 @@ static int bench_matrix(eig_bench *R, const cli_spec *sp, int from_dir) {
     if (rc == CLI_OK) times[k] = w.r.seconds;
   }
   if (rc == CLI_OK) {
-    qsort(times, (size_t)R->b.reps, sizeof *times, cmp_up);
-    int64_t h = R->b.reps / 2;
-    w.median_s = R->b.reps % 2 ? times[h] : 0.5 * (times[h - 1] + times[h]);
+    w.median_s = cli_median(times, R->b.reps);
     w.min_s = times[0];
     int have = cli_eig_exact(sp, R->o.nev, R->o.which, exact);
     if (have < 0) rc = cli_fail(NULL, COAL_ERR_MEMORY, "exact eigenvalues");
@@ -177,6 +171,7 @@ static int bench_matrix(eig_bench *R, const cli_spec *sp, int from_dir) {
   free(times);
   free(exact);
   coal_eigen_destroy(&E);
+  coal_amg_destroy(&amg);
   coal_mat_destroy(&A);
   return rc;
 }
@@ -246,10 +241,5 @@ int cli_bench_eigs(int argc, char **argv) {
       printf("target %s: not in this run (it is the default matrix)\n", TARGET_SPEC);
     rc = R.failed ? CLI_FAIL : CLI_OK;
   }
-  if (R.csv && fclose(R.csv) && rc == CLI_OK) rc = cli_fail(NULL, COAL_ERR_IO, "writing the CSV");
-  if (R.json && fclose(R.json) && rc == CLI_OK)
-    rc = cli_fail(NULL, COAL_ERR_IO, "writing the JSON");
-  coal_ctx_destroy(&R.ctx);
-  cli_matrix_list_free(&R.b.list); /* frees the specs too */
-  return rc;
+  return cli_bench_end(&R.b, R.csv, R.json, &R.ctx, rc);
 }

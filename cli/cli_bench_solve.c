@@ -135,6 +135,7 @@ int cli_bench_solve(int argc, char **argv) {
     rc = cli_usage_error("bench solve: unknown option '%s'", argv[i]);
   }
   if (rc == CLI_OK && b.c.dtype != COAL_F64) rc = cli_usage_error("bench solve runs in fp64");
+  if (rc == CLI_OK) rc = cli_amg_check(&o.amg, o.pc);
   if (rc == CLI_OK && b.list.n == 0 && !b.dir && !b.large)
     rc = cli_spec_parse("lap3d:32", &b.list.specs[b.list.n++]); /* a quick default */
   if (rc == CLI_OK) rc = cli_matrix_list_finish(&b.list, b.dir, 0);
@@ -236,8 +237,5 @@ int cli_bench_solve(int argc, char **argv) {
     cli_solve_result_free(&c1e);
     coal_mat_destroy(&A);
   }
-  if (csv && fclose(csv) && rc == CLI_OK) rc = cli_fail(NULL, COAL_ERR_IO, "writing the CSV");
-  coal_ctx_destroy(&ctx);
-  cli_matrix_list_free(&b.list); /* frees the specs too */
-  return rc;
+  return cli_bench_end(&b, csv, NULL, &ctx, rc);
 }

@@ -15,38 +15,27 @@ void cli_eig_opts_default(cli_eig_opts *o) {
   memset(o, 0, sizeof *o);
   o->nev = 16, o->block = 0, o->maxit = 1000, o->tol = 1e-6;
   o->which = COAL_EIG_SMALLEST, o->pc = COAL_PC_NONE, o->seed = 1;
-}
-
-/* Integer option in [min, max]: as cli_opt_value, -1 also for a bad value. */
-static int int_opt(int argc, char **argv, int *i, const char *name, int64_t min, int64_t max,
-                   int64_t *x) {
-  const char *v = NULL;
-  int r = cli_opt_value(argc, argv, i, name, &v);
-  if (r > 0 && (cli_parse_i64(v, x) || *x < min || *x > max)) {
-    cli_usage_error("%s: '%s' is not an integer in %lld..%lld", name, v, (long long)min,
-                    (long long)max);
-    return -1;
-  }
-  return r;
+  cli_amg_opts_default(&o->amg);
 }
 
 int cli_eig_opt(int argc, char **argv, int *i, cli_eig_opts *o) {
   const char *v = NULL;
   int64_t x = 0;
-  int r;
-  if ((r = int_opt(argc, argv, i, "--nev", 1, 100000, &x)) != 0) {
+  int r = cli_amg_opt(argc, argv, i, &o->amg);
+  if (r) return r;
+  if ((r = cli_int_opt(argc, argv, i, "--nev", 1, 100000, &x)) != 0) {
     if (r > 0) o->nev = (int)x;
     return r;
   }
-  if ((r = int_opt(argc, argv, i, "--block", 0, 100000, &x)) != 0) {
+  if ((r = cli_int_opt(argc, argv, i, "--block", 0, 100000, &x)) != 0) {
     if (r > 0) o->block = (int)x;
     return r;
   }
-  if ((r = int_opt(argc, argv, i, "--maxit", 0, 100000000, &x)) != 0) {
+  if ((r = cli_int_opt(argc, argv, i, "--maxit", 0, 100000000, &x)) != 0) {
     if (r > 0) o->maxit = (int)x;
     return r;
   }
-  if ((r = int_opt(argc, argv, i, "--seed", 0, INT64_MAX, &x)) != 0) {
+  if ((r = cli_int_opt(argc, argv, i, "--seed", 0, INT64_MAX, &x)) != 0) {
     if (r > 0) o->seed = (uint64_t)x;
     return r;
   }
@@ -66,7 +55,7 @@ int cli_eig_opt(int argc, char **argv, int *i, cli_eig_opts *o) {
   }
   if ((r = cli_opt_value(argc, argv, i, "--pc", &v)) != 0) {
     if (r > 0 && coal_pc_parse(v, &o->pc)) {
-      cli_usage_error("--pc: '%s' is not none or jacobi", v);
+      cli_usage_error("--pc: '%s' is not none, jacobi or amg", v);
       return -1;
     }
     return r;
@@ -75,6 +64,7 @@ int cli_eig_opt(int argc, char **argv, int *i, cli_eig_opts *o) {
 }
 
 int cli_eig_check(const cli_eig_opts *o, int64_t n) {
+  if (cli_amg_check(&o->amg, o->pc) != CLI_OK) return CLI_USAGE;
   if (o->block && o->block < o->nev)
     return cli_usage_error("--block %d is smaller than --nev %d", o->block, o->nev);
   if (n >= 0 && o->nev > n)
@@ -93,18 +83,27 @@ int cli_eig_blocksize(const cli_eig_opts *o, int64_t n) {
 
 /* ---- the solve --------------------------------------------------------------------------- */
 
-int cli_eig_create(coal_mat A, coal_mat M, const cli_eig_opts *o, int history, coal_eigen *E) {
+int cli_eig_create(coal_mat A, coal_mat M, const cli_eig_opts *o, int history, coal_eigen *E,
+                   coal_amg *amg) {
   coal_ctx ctx = coal_mat_ctx(A);
   coal_status st;
+  int64_t n = 0;
   *E = NULL;
+  coal_mat_size(A, &n, NULL, NULL);
   if ((st = coal_eigen_create(A, M, E))) return cli_fail(ctx, st, "creating the eigensolver");
   if ((st = coal_eigen_set_nev(*E, o->nev, o->block)) ||
       (st = coal_eigen_set_which(*E, o->which)) ||
       (st = coal_eigen_set_tolerances(*E, o->tol, o->maxit)) ||
-      (st = coal_eigen_set_pc(*E, o->pc)) || (st = coal_eigen_set_seed(*E, o->seed)) ||
+      (o->pc != COAL_PC_AMG && (st = coal_eigen_set_pc(*E, o->pc))) ||
+      (st = coal_eigen_set_seed(*E, o->seed)) ||
       (history && (st = coal_eigen_set_history(*E, 1)))) {
     coal_eigen_destroy(E);
     return cli_fail(ctx, st, "configuring the eigensolver");
+  }
+  if (o->pc == COAL_PC_AMG &&
+      cli_amg_attach(NULL, *E, A, &o->amg, cli_eig_blocksize(o, n), amg) != CLI_OK) {
+    coal_eigen_destroy(E);
+    return CLI_FAIL;
   }
   return CLI_OK;
 }
@@ -147,11 +146,6 @@ static double lap1d(int64_t i, int64_t N, int top) {
   return 4.0 * s * s;
 }
 
-static int cmp_up(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* The eigenvalues are sums over the dimensions d of e_d * lap1d(i_d). Each grows strictly with
  * every index, so the nev smallest are an order ideal of the index tuples and every tuple in it
  * has i_1 * i_2 * i_3 <= nev: only those are enumerated (the same from the top for largest). */
@@ -184,7 +178,7 @@ int cli_eig_exact(const cli_spec *sp, int nev, coal_eig_which which, double *exa
         if (dims == 3) x += e[2] * lap1d(l, N, top);
         v[cnt++] = x;
       }
-  qsort(v, cnt, sizeof *v, cmp_up);
+  qsort(v, cnt, sizeof *v, cli_cmp_double);
   for (int k = 0; k < nev; k++) { /* cnt >= nev whenever nev <= rows */
     double x = k < (int64_t)cnt ? v[top ? (int64_t)cnt - 1 - k : k] : NAN;
     exact[k] = x;
@@ -283,6 +277,7 @@ int cli_eigs(int argc, char **argv) {
   coal_ctx ctx = NULL;
   coal_mat A = NULL, M = NULL;
   coal_eigen E = NULL;
+  coal_amg amg = NULL;
   cli_eig_result res = {0};
   double *exact = NULL;
   int64_t n = 0, nnz = 0, mn = 0, mnnz = 0;
@@ -314,13 +309,19 @@ int cli_eigs(int argc, char **argv) {
       printf("  %-10s A x = lambda x\n", "problem");
     printf("  %-10s LOBPCG, %d %s eigenpairs, block size %d, preconditioner %s\n", "method", o.nev,
            coal_eig_which_name(o.which), cli_eig_blocksize(&o, n), coal_pc_name(o.pc));
+    if (o.pc == COAL_PC_AMG) {
+      char opts[160];
+      cli_amg_describe(&o.amg, opts, sizeof opts);
+      printf("  %-10s %s (%s)\n", "amg", opts,
+             o.amg.given ? "built here, a user preconditioner" : "the library's defaults");
+    }
     printf("  %-10s tol %.1e, maxit %d, seed %llu\n", "stopping", o.tol, o.maxit,
            (unsigned long long)o.seed);
     printf("  %-10s %s (%s)\n", "backend", coal_backend_name(coal_ctx_backend(ctx)),
            coal_ctx_device_name(ctx));
   }
   double t0 = coal_now_seconds(), wall = 0;
-  if (rc == CLI_OK) rc = cli_eig_create(A, M, &o, hist != NULL, &E);
+  if (rc == CLI_OK) rc = cli_eig_create(A, M, &o, hist != NULL, &E, &amg);
   if (rc == CLI_OK) rc = cli_eig_solve(E, ctx, o.nev, &res);
   wall = coal_now_seconds() - t0;
   if (rc == CLI_OK) print_pairs(&res, exact);
@@ -353,6 +354,7 @@ int cli_eigs(int argc, char **argv) {
   cli_eig_result_free(&res);
   free(exact);
   coal_eigen_destroy(&E);
+  coal_amg_destroy(&amg);
   coal_mat_destroy(&M);
   coal_mat_destroy(&A);
   coal_ctx_destroy(&ctx);

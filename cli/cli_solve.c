@@ -19,6 +19,7 @@ int cli_solve_run(coal_mat A, coal_bvec B, coal_bvec X, const cli_solve_opts *o,
                   cli_solve_result *res) {
   coal_ctx ctx = coal_mat_ctx(A);
   coal_solver S = NULL;
+  coal_amg amg = NULL; /* built here with --amg-* options: destroyed after S */
   coal_status st;
   memset(res, 0, sizeof *res);
   int64_t k = 0;
@@ -27,21 +28,29 @@ int cli_solve_run(coal_mat A, coal_bvec B, coal_bvec X, const cli_solve_opts *o,
   res->info = calloc((size_t)k + 1, sizeof *res->info);
   if (!res->info) return cli_fail(NULL, COAL_ERR_MEMORY, "solver results");
   if ((st = coal_solver_create(A, &S)) || (st = coal_solver_set_method(S, o->method)) ||
-      (st = coal_solver_set_pc(S, o->pc)) ||
+      (o->pc != COAL_PC_AMG && (st = coal_solver_set_pc(S, o->pc))) ||
       (st = coal_solver_set_tolerances(S, o->rtol, o->atol, o->maxit)) ||
       (o->check_every > 0 && (st = coal_solver_set_check_every(S, o->check_every))) ||
       (o->history && (st = coal_solver_set_monitor(S, history_monitor, o->history)))) {
     coal_solver_destroy(&S);
     return cli_fail(ctx, st, "configuring the solver");
   }
+  /* the setup time includes the hierarchy's, whoever builds it */
   double t0 = coal_now_seconds();
+  int64_t width = o->method == COAL_METHOD_CG ? 1 : k;
+  if (o->pc == COAL_PC_AMG && cli_amg_attach(S, NULL, A, &o->amg, width, &amg) != CLI_OK) {
+    coal_solver_destroy(&S);
+    return CLI_FAIL;
+  }
   if ((st = coal_solver_setup(S)) || (st = coal_ctx_sync(ctx))) {
     coal_solver_destroy(&S);
+    coal_amg_destroy(&amg);
     return cli_fail(ctx, st, "solver setup");
   }
   double t1 = coal_now_seconds();
   if ((st = coal_solver_solve(S, B, X)) || (st = coal_ctx_sync(ctx))) {
     coal_solver_destroy(&S);
+    coal_amg_destroy(&amg);
     return cli_fail(ctx, st, "solve");
   }
   double t2 = coal_now_seconds();
@@ -60,6 +69,7 @@ int cli_solve_run(coal_mat A, coal_bvec B, coal_bvec X, const cli_solve_opts *o,
     res->sum_its += in->iterations;
   }
   coal_solver_destroy(&S);
+  coal_amg_destroy(&amg);
   return CLI_OK;
 }
 
@@ -91,7 +101,8 @@ static int load_rhs(coal_ctx ctx, const char *path, int64_t k, int64_t n, coal_b
 
 int cli_solve_opt(int argc, char **argv, int *i, cli_solve_opts *o) {
   const char *v = NULL;
-  int r;
+  int r = cli_amg_opt(argc, argv, i, &o->amg);
+  if (r) return r;
   if ((r = cli_opt_value(argc, argv, i, "--rtol", &v)) != 0) {
     if (r > 0 && (cli_parse_f64(v, &o->rtol) || !(o->rtol >= 0 && o->rtol < 1))) {
       cli_usage_error("--rtol: '%s' is not a number in [0, 1)", v);
@@ -125,7 +136,7 @@ int cli_solve_opt(int argc, char **argv, int *i, cli_solve_opts *o) {
   }
   if ((r = cli_opt_value(argc, argv, i, "--pc", &v)) != 0) {
     if (r > 0 && coal_pc_parse(v, &o->pc)) {
-      cli_usage_error("--pc: '%s' is not none or jacobi", v);
+      cli_usage_error("--pc: '%s' is not none, jacobi or amg", v);
       return -1;
     }
     return r;
@@ -144,6 +155,7 @@ void cli_solve_opts_default(cli_solve_opts *o) {
   memset(o, 0, sizeof *o);
   o->method = COAL_METHOD_BLOCKCG, o->pc = COAL_PC_NONE;
   o->rtol = 1e-8, o->atol = 0.0, o->maxit = 10000, o->check_every = 0;
+  cli_amg_opts_default(&o->amg);
 }
 
 /* One row per column: its verdict (the true residual decides), iterations over every run,
@@ -202,6 +214,7 @@ int cli_solve(int argc, char **argv) {
   if (!spec_text) return cli_usage_error("solve needs a matrix: coalesce solve A.mtx [options]");
   if (rhs && k_given) return cli_usage_error("solve: give --rhs or --nrhs, not both");
   if (c.dtype != COAL_F64) return cli_usage_error("solve: the solvers run in fp64");
+  if (cli_amg_check(&o.amg, o.pc) != CLI_OK) return CLI_USAGE;
   cli_spec sp;
   if (cli_spec_parse(spec_text, &sp) != CLI_OK) return CLI_USAGE;
 
@@ -229,6 +242,12 @@ int cli_solve(int argc, char **argv) {
     printf("  %-12s %s, preconditioner %s, rtol %.1e, backend %s (%s)\n", "method",
            coal_method_name(o.method), coal_pc_name(o.pc), o.rtol,
            coal_backend_name(coal_ctx_backend(ctx)), coal_ctx_device_name(ctx));
+    if (o.pc == COAL_PC_AMG) {
+      char opts[160];
+      cli_amg_describe(&o.amg, opts, sizeof opts);
+      printf("  %-12s %s (%s)\n", "amg", opts,
+             o.amg.given ? "built here, a user preconditioner" : "the library's defaults");
+    }
     rc = cli_solve_run(A, B, X, &o, &res);
   }
   if (o.history && fclose(o.history) && rc == CLI_OK) {

@@ -66,6 +66,18 @@ int cli_parse_common(int argc, char **argv, int *i, cli_common *c) {
   return 0;
 }
 
+int cli_int_opt(int argc, char **argv, int *i, const char *name, int64_t min, int64_t max,
+                int64_t *x) {
+  const char *v = NULL;
+  int r = cli_opt_value(argc, argv, i, name, &v);
+  if (r > 0 && (cli_parse_i64(v, x) || *x < min || *x > max)) {
+    cli_usage_error("%s: '%s' is not an integer in %lld..%lld", name, v, (long long)min,
+                    (long long)max);
+    return -1;
+  }
+  return r;
+}
+
 int cli_parse_i64(const char *s, int64_t *v) {
   if (!s || !*s) return -1;
   char *end = NULL;
@@ -524,6 +536,28 @@ int cli_matrix_list_finish(cli_matrix_list *L, const char *dir, int large) {
   return CLI_OK;
 }
 
+int cli_matrix_list_add(cli_matrix_list *L, const char *spec) {
+  cli_spec *all = realloc(L->specs, sizeof *all * ((size_t)L->n + 1));
+  if (!all) {
+    fprintf(stderr, "coalesce: out of memory\n");
+    return CLI_FAIL;
+  }
+  L->specs = all;
+  return cli_spec_parse(spec, &L->specs[L->n++]) == CLI_OK ? CLI_OK : CLI_FAIL;
+}
+
+int cli_cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double cli_median(double *v, int64_t n) {
+  if (n <= 0) return NAN;
+  qsort(v, (size_t)n, sizeof *v, cli_cmp_double);
+  int64_t h = n / 2;
+  return n % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
 int cli_matrix_list_from_dir(const cli_matrix_list *L, int i) {
   return i >= L->nargs && i < L->nargs + L->ndir;
 }
@@ -533,6 +567,14 @@ void cli_matrix_list_free(cli_matrix_list *L) {
   free(L->paths);
   free(L->specs);
   memset(L, 0, sizeof *L);
+}
+
+int cli_bench_end(cli_bench_opts *b, FILE *csv, FILE *json, coal_ctx *ctx, int rc) {
+  if (csv && fclose(csv) && rc == CLI_OK) rc = cli_fail(NULL, COAL_ERR_IO, "writing the CSV");
+  if (json && fclose(json) && rc == CLI_OK) rc = cli_fail(NULL, COAL_ERR_IO, "writing the JSON");
+  coal_ctx_destroy(ctx);
+  cli_matrix_list_free(&b->list); /* frees the specs too */
+  return rc;
 }
 
 int cli_bench_opt(int argc, char **argv, int *i, cli_bench_opts *o) {

@@ -1,4 +1,4 @@
-/* `coalesce`: command-line front end of the library (info, demo, solve, eigs, bench). */
+/* `coalesce`: command-line front end of the library (info, demo, solve, eigs, amg, bench). */
 #include "cli.h"
 
 #include <string.h>
@@ -13,8 +13,11 @@ typedef struct {
 static const help_section sections[] = {
     {"demo",
      "  demo [--n N] [--nrhs K]  3-D Poisson (7-point, N^3; N = 128 on a GPU, 32 on the\n"
-     "                          host) with K = 32 random right-hand sides: Block-CG with\n"
-     "                          Jacobi against K single-RHS CG solves, timed and checked\n"},
+     "                          host) with K = 32 random right-hand sides: Block-CG against\n"
+     "                          K single-RHS CG solves, timed and checked\n"
+     "      --pc jacobi|amg|both   preconditioners side by side (default both; where AMG\n"
+     "                          fails on a backend the demo says so and keeps Jacobi)\n"
+     "      --amg-*             AMG options as for amg\n"},
     {"info",
      "  info SPEC...            sizes, row lengths, symmetry, FastLoad format statistics and\n"
      "                          the kernel the library picks; --height H as for bench spmv\n"},
@@ -45,7 +48,8 @@ static const help_section sections[] = {
      "      --rhs B.mtx         right-hand sides (array or coordinate file), or\n"
      "      --nrhs K            K random right-hand sides (default 1)\n"
      "      --method blockcg|cg (default blockcg; cg solves the columns one by one)\n"
-     "      --pc none|jacobi    preconditioner (default none)\n"
+     "      --pc none|jacobi|amg   preconditioner (default none); amg: one V-cycle of\n"
+     "                          smoothed-aggregation AMG, options --amg-* as for amg\n"
      "      --rtol R --atol A   converged when the true residual ||b-Ax|| <= max(R ||b||, A)\n"
      "                          (default 1e-8, 0); a column whose recursive residual meets it\n"
      "                          and true residual does not restarts from the true residual, up\n"
@@ -57,7 +61,30 @@ static const help_section sections[] = {
      "                          exit status 1 when a column did not converge\n"},
     {"bench solve",
      "  bench solve [SPEC...]   Block-CG against sequential CG and one SpMV per iteration;\n"
-     "      --nrhs K (default 32), --pc, --rtol, --maxit, --csv FILE; --large: lap3d:128\n"},
+     "      --nrhs K (default 32), --pc, --amg-*, --rtol, --maxit, --csv FILE; --large:\n"
+     "                          lap3d:128\n"},
+    {"amg",
+     "  amg SPEC [options]      the smoothed-aggregation AMG hierarchy of A: levels, rows,\n"
+     "                          nonzeros and bytes per level, grid and operator complexity,\n"
+     "                          memory against A, setup time per phase, MIS rounds, rho\n"
+     "      --amg-theta T       strength threshold in [0, 1) (default 0.02)\n"
+     "      --amg-smoother chebyshev|l1-jacobi   (default chebyshev)\n"
+     "      --amg-degree D      Chebyshev degree or l1-Jacobi sweeps, 1..16 (default 2)\n"
+     "      --amg-coarse-size N coarsest level at most N rows (default 1000)\n"
+     "      --amg-max-levels L  at most L levels, 1..24 (default 24)\n"
+     "      --amg-cycle v|w     (default v)\n"},
+    {"bench amg",
+     "  bench amg [SPEC...]     AMG timed (median after a warm-up): setup, one V-cycle at\n"
+     "                          k = 1 and 32, PCG+AMG against CG+Jacobi (1 RHS, rtol 1e-8),\n"
+     "                          Block-CG+AMG (32 RHS), LOBPCG+AMG (16 smallest to 1e-6),\n"
+     "                          memory; MET / NOT met for the targets (default lap3d:32)\n"
+     "      --large             lap3d:128, lap3d:100, lap3d27:100, aniso:100:1:1:1e-3\n"
+     "      --nrhs K            columns of Block-CG and the wide V-cycle (default 32)\n"
+     "      --rtol R --maxit N  solver tolerance (default 1e-8) and iteration limit (10000)\n"
+     "      --reps N            timed repetitions (default 5); --eig-reps N for LOBPCG (1)\n"
+     "      --no-eigs, --no-block   skip LOBPCG, Block-CG\n"
+     "      --spd-set           CG+AMG against CG+Jacobi on each SPD matrix of --matrices DIR\n"
+     "      --amg-*             AMG options as for amg; --csv FILE, --json FILE\n"},
     {"eigs",
      "  eigs SPEC [options]     the nev smallest (or largest) eigenpairs by LOBPCG; on lap2d,\n"
      "                          lap3d and aniso also the closed-form eigenvalues and errors\n"
@@ -67,7 +94,7 @@ static const help_section sections[] = {
      "      --tol T             converged when ||Ax - lambda Mx|| <= T |lambda| ||x|| (1e-6;\n"
      "                          a residual at the rounding level of A also counts)\n"
      "      --maxit N           iteration limit (default 1000)\n"
-     "      --pc none|jacobi    preconditioner (default none)\n"
+     "      --pc none|jacobi|amg   preconditioner (default none); --amg-* as for amg\n"
      "      --mass M            the generalized problem A x = lambda M x (file or generator)\n"
      "      --seed S            seed of the random starting block (default 1)\n"
      "      --out V.mtx         write the eigenvectors (Matrix Market array, one per column)\n"
@@ -166,17 +193,20 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "demo")) return cli_demo(sub_argc, sub_argv);
   if (!strcmp(cmd, "bench")) {
     if (argc < 3)
-      return cli_usage_error("bench needs a benchmark name: bench spmv|spmm|spgemm|solve|eigs ...");
+      return cli_usage_error(
+          "bench needs a benchmark name: bench spmv|spmm|spgemm|solve|eigs|amg ...");
     if (!strcmp(argv[2], "spmm")) return cli_bench_spmm(argc - 2, argv + 2);
     if (!strcmp(argv[2], "solve")) return cli_bench_solve(argc - 2, argv + 2);
     if (!strcmp(argv[2], "spgemm")) return cli_bench_spgemm(argc - 2, argv + 2);
     if (!strcmp(argv[2], "eigs")) return cli_bench_eigs(argc - 2, argv + 2);
+    if (!strcmp(argv[2], "amg")) return cli_bench_amg(argc - 2, argv + 2);
     if (strcmp(argv[2], "spmv"))
-      return cli_usage_error("unknown benchmark '%s' (available: spmv, spmm, spgemm, solve, eigs)",
-                             argv[2]);
+      return cli_usage_error(
+          "unknown benchmark '%s' (available: spmv, spmm, spgemm, solve, eigs, amg)", argv[2]);
     return cli_bench(sub_argc, sub_argv);
   }
   if (!strcmp(cmd, "solve")) return cli_solve(sub_argc, sub_argv);
+  if (!strcmp(cmd, "amg")) return cli_amg(sub_argc, sub_argv);
   if (!strcmp(cmd, "eigs")) return cli_eigs(sub_argc, sub_argv);
   return cli_usage_error("unknown command '%s'", cmd);
 }

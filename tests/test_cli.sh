@@ -41,6 +41,19 @@ expect() {
   if grep -Eq -- "$3" "$2"; then ok; else bad "$1: no line matching '$3' in $(basename "$2")"; fi
 }
 
+# json_ok NAME MESSAGE PYTHON_EXPR FILE [ARGS...]: FILE is JSON and PYTHON_EXPR holds for d (the
+# parsed file; a = the further ARGS as strings); skipped without python3.
+json_ok() {
+  local name=$1 msg=$2 expr=$3
+  shift 3
+  command -v python3 >/dev/null 2>&1 || return 0
+  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); a=sys.argv[2:]; sys.exit(0 if ($expr) else 1)" "$@"; then
+    ok
+  else
+    bad "$name: $1 $msg"
+  fi
+}
+
 have_mat=0
 if [ -n "$MATDIR" ] && [ -d "$MATDIR" ] && [ -f "$MATDIR/nos4.mtx.gz" ] &&
   [ -f "$MATDIR/bcsstk04.mtx.gz" ]; then
@@ -58,10 +71,13 @@ expect help "$tmp/out" 'bench spmm'
 expect help "$tmp/out" 'lap3d:N'
 expect help "$tmp/out" '^  eigs SPEC'
 expect help "$tmp/out" '^  bench eigs'
+expect help "$tmp/out" '^  amg SPEC'
+expect help "$tmp/out" '^  bench amg'
+expect help "$tmp/out" '--pc none\|jacobi\|amg'
 run --help 0 "$BIN" --help
 # every command's own usage: CMD --help (anywhere on the line), -h, help CMD
-for c in demo info solve eigs version "bench spmv" "bench spmm" "bench spgemm" "bench solve" \
-  "bench eigs"; do
+for c in demo info solve eigs amg version "bench spmv" "bench spmm" "bench spgemm" "bench solve" \
+  "bench eigs" "bench amg"; do
   # shellcheck disable=SC2086
   run "$c --help" 0 "$BIN" $c --help
   expect "$c --help" "$tmp/out" "^Usage: coalesce $c\$"
@@ -105,12 +121,27 @@ expect bad-beam "$tmp/err" "expected beam:N"
 
 # ---- demo --------------------------------------------------------------------------------
 run demo 0 "$BIN" demo --backend host --n 12 --nrhs 4
+expect demo "$tmp/out" 'preconditioner Jacobi, then AMG'
+expect demo "$tmp/out" '^  -- Jacobi$'
+expect demo "$tmp/out" '^  -- AMG \(smoothed aggregation: theta 0\.02, chebyshev degree 2'
+expect demo "$tmp/out" '^  AMG/Jacobi Block-CG with AMG [0-9.]+ s against [0-9.]+ s with Jacobi'
+if [ "$(grep -c '^  Block-CG ' "$tmp/out")" -eq 2 ]; then ok; else bad "demo: not two Block-CG lines"; fi
 expect demo "$tmp/out" '12\^3 grid: 1728 rows, 11232 nonzeros'
 expect demo "$tmp/out" 'backend +host'
 expect demo "$tmp/out" 'Block-CG +[0-9.]+ s .* block iterations, largest'
 expect demo "$tmp/out" 'CG +[0-9.]+ s for 4 solves'
 expect demo "$tmp/out" 'every column reached the tolerance'
 expect demo "$tmp/out" 'speed-up +[0-9.]+x'
+
+run demo-amg 0 "$BIN" demo --n 10 --nrhs 2 --pc amg --amg-coarse-size 100
+expect demo-amg "$tmp/out" '^  -- AMG \(smoothed aggregation: .*coarse size 100,'
+if grep -q '^  -- Jacobi' "$tmp/out"; then bad "demo --pc amg ran Jacobi"; else ok; fi
+expect demo-amg "$tmp/out" 'every column reached the tolerance'
+run demo-jacobi 0 "$BIN" demo --n 8 --nrhs 2 --pc jacobi
+if grep -q '^  -- AMG' "$tmp/out"; then bad "demo --pc jacobi ran AMG"; else ok; fi
+run demo-bad-pc 2 "$BIN" demo --pc ilu
+expect demo-bad-pc "$tmp/err" "--pc: 'ilu' is not jacobi, amg or both"
+run demo-amg-opt-jacobi 2 "$BIN" demo --pc jacobi --amg-theta 0.1
 
 # ---- solve -------------------------------------------------------------------------------
 # B as an array file with 2 columns: column 1 = column 0, so Block-CG must drop a direction
@@ -150,6 +181,35 @@ if [ -d "$MATDIR" ]; then
 else
   skip=$((skip + 1))
 fi
+# --pc amg: fewer CG iterations than Jacobi (counted exactly: a check every iteration)
+its() { awk '$1 == "iterations" { print $2 }' "$tmp/out"; }
+run solve-jacobi16 0 "$BIN" solve lap3d:16 --method cg --check-every 1 --pc jacobi
+its_jac=$(its)
+run solve-amg16 0 "$BIN" solve lap3d:16 --method cg --check-every 1 --pc amg
+its_amg=$(its)
+expect solve-amg16 "$tmp/out" "preconditioner amg, .*"
+expect solve-amg16 "$tmp/out" "^  amg +theta 0\.02, .* \(the library's defaults\)"
+expect solve-amg16 "$tmp/out" 'all columns converged'
+if [ -n "$its_amg" ] && [ -n "$its_jac" ] && [ "$its_amg" -le 12 ] && [ "$its_jac" -ge $((4 * its_amg)) ]; then
+  ok
+else
+  bad "solve --pc amg: $its_amg iterations against Jacobi's $its_jac"
+fi
+run solve-amg-opts 0 "$BIN" solve lap3d:12 --nrhs 3 --pc amg --amg-theta 0.05 --amg-smoother l1-jacobi \
+  --amg-degree 1 --amg-coarse-size 50 --amg-max-levels 3 --amg-cycle w
+expect solve-amg-opts "$tmp/out" "^  amg +theta 0\.05, l1-jacobi degree 1, coarse size 50, max levels 3, W-cycle \(built here"
+expect solve-amg-opts "$tmp/out" '^  2 +converged '
+run solve-amg-opt-nopc 2 "$BIN" solve lap3d:4 --amg-theta 0.1
+expect solve-amg-opt-nopc "$tmp/err" 'the --amg-\* options need --pc amg'
+run solve-amg-theta 2 "$BIN" solve lap3d:4 --pc amg --amg-theta 1
+expect solve-amg-theta "$tmp/err" "--amg-theta: '1' is not a number in \[0, 1\)"
+run solve-amg-smoother 2 "$BIN" solve lap3d:4 --pc amg --amg-smoother sor
+expect solve-amg-smoother "$tmp/err" "--amg-smoother: 'sor' is not chebyshev or l1-jacobi"
+run solve-amg-cycle 2 "$BIN" solve lap3d:4 --pc amg --amg-cycle f
+run solve-amg-degree 2 "$BIN" solve lap3d:4 --pc amg --amg-degree 17
+run solve-amg-levels 2 "$BIN" solve lap3d:4 --pc amg --amg-max-levels 0
+run solve-amg-coarse 2 "$BIN" solve lap3d:4 --pc amg --amg-coarse-size x
+run solve-amg-unknown 2 "$BIN" solve lap3d:4 --pc amg --amg-frob 1
 run solve-maxit 1 "$BIN" solve lap3d:6 --nrhs 2 --maxit 2
 expect solve-maxit "$tmp/out" 'iteration-limit'
 expect solve-maxit "$tmp/out" 'NOT all columns converged'
@@ -196,13 +256,8 @@ if [ -f "$csv" ]; then
 else
   bad "bench: $csv was not written"
 fi
-if command -v python3 >/dev/null 2>&1; then
-  if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if all(k["check"]=="ok" for m in d["matrices"] for k in m["kernels"]) else 1)' "$json"; then
-    ok
-  else
-    bad "bench: $json is not valid JSON or has failed checks"
-  fi
-fi
+json_ok bench "is not valid JSON or has failed checks" \
+  'all(k["check"]=="ok" for m in d["matrices"] for k in m["kernels"])' "$json"
 
 # ---- bench spmm --------------------------------------------------------------------------
 # Host backend: swift, rowsplit, merge and auto in both layouts for each k (16 rows per
@@ -251,14 +306,9 @@ if [ -f "$csv" ]; then
 else
   bad "bench-spmm: $csv was not written"
 fi
-if command -v python3 >/dev/null 2>&1; then
-  if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["results"]; s=d["selection"]; sys.exit(0 if len(r)==int(sys.argv[2]) and all(x["check"]=="ok" for x in r) and s["cases"]==int(sys.argv[3]) and len(d["summary"])==int(sys.argv[4]) else 1)' \
-    "$json" "$want_rows" $((4 * nmat)) "$nmat"; then
-    ok
-  else
-    bad "bench-spmm: $json is not valid JSON, has failed checks or misses rows"
-  fi
-fi
+json_ok bench-spmm "is not valid JSON, has failed checks or misses rows" \
+  'len(d["results"])==int(a[0]) and all(x["check"]=="ok" for x in d["results"]) and d["selection"]["cases"]==int(a[1]) and len(d["summary"])==int(a[2])' \
+  "$json" "$want_rows" $((4 * nmat)) "$nmat"
 run bench-spmm-layout 0 "$BIN" bench spmm --backend host lap3d:4 --k 2 --layout row --reps 1 \
   --dtype f32 --csv "$csv"
 rows=$(($(wc -l <"$csv") - 1))
@@ -283,7 +333,7 @@ run bench-spmm-dup-k 2 "$BIN" bench spmm --backend host lap3d:4 --k=4,4
 run bench-spmm-bad-layout 2 "$BIN" bench spmm --backend host lap3d:4 --layout diag
 run bench-spmm-bad-option 2 "$BIN" bench spmm --backend host lap3d:4 --frob
 run bench-unknown 2 "$BIN" bench frob
-expect bench-unknown "$tmp/err" "unknown benchmark 'frob' \\(available: spmv, spmm, spgemm, solve, eigs\\)"
+expect bench-unknown "$tmp/err" "unknown benchmark 'frob' \\(available: spmv, spmm, spgemm, solve, eigs, amg\\)"
 missing="$tmp/no-such-matrix.mtx.gz"
 run missing-file 1 "$BIN" info "$missing"
 expect missing-file "$tmp/err" "no-such-matrix\.mtx\.gz"
@@ -350,15 +400,109 @@ if [ -f "$tmp/e.csv" ]; then
 else
   bad "bench-eigs: $tmp/e.csv was not written"
 fi
-if command -v python3 >/dev/null 2>&1; then
-  if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["results"]; sys.exit(0 if len(r)==1 and r[0]["converged"]==4 and r[0]["max_eig_relerr"]<1e-8 else 1)' "$tmp/e.json"; then
-    ok
-  else
-    bad "bench-eigs: $tmp/e.json is not valid JSON or has the wrong results"
-  fi
-fi
+json_ok bench-eigs "is not valid JSON or has the wrong results" \
+  'len(d["results"])==1 and d["results"][0]["converged"]==4 and d["results"][0]["max_eig_relerr"]<1e-8' \
+  "$tmp/e.json"
 run bench-eigs-nonsym 1 "$BIN" bench eigs powerlaw:100:4 --nev 2 --reps 1
 run bench-eigs-bad-option 2 "$BIN" bench eigs lap2d:8 --frob
+
+run eigs-amg 0 "$BIN" eigs lap2d:12 --nev 4 --pc amg
+expect eigs-amg "$tmp/out" 'preconditioner amg'
+pairs_ok eigs-amg 4
+run eigs-amg-opts 0 "$BIN" eigs lap3d:8 --nev 3 --pc amg --amg-coarse-size 50 --amg-degree 3
+expect eigs-amg-opts "$tmp/out" 'chebyshev degree 3, coarse size 50, .*\(built here'
+pairs_ok eigs-amg-opts 3
+run eigs-amg-nopc 2 "$BIN" eigs lap2d:12 --amg-cycle w
+
+# ---- amg ---------------------------------------------------------------------------------
+run amg 0 "$BIN" amg lap3d:16
+expect amg "$tmp/out" '^coalesce amg: lap3d:16, 4096 rows, 27136 nonzeros'
+expect amg "$tmp/out" '^  level +rows +nnz +nnz/row +P nnz +MB +rho +MIS$'
+expect amg "$tmp/out" '^  0 +4096 +27136 +6\.62 +[1-9][0-9]* +[0-9.]+ +[0-9.]+ +[0-9]+$'
+expect amg "$tmp/out" '^  1 +[0-9]+ +[0-9]+ .* +- +- *$'
+expect amg "$tmp/out" '^  complexity +grid 1\.[0-9]+, operator 1\.[0-9]+$'
+expect amg "$tmp/out" '^  memory +hierarchy [0-9.]+ MB = [0-9.]+x A'
+expect amg "$tmp/out" '^  coarsest +[0-9]+ rows, dense Cholesky factor, rank [0-9]+'
+expect amg "$tmp/out" '^  setup +[0-9.]+ s: check [0-9.]+, strength .*galerkin [0-9.]+, coarse'
+levels() { awk '$1 ~ /^[0-9]+$/ && NF == 8 { n++ } END { print n + 0 }' "$tmp/out"; }
+lev_default=$(levels)
+run amg-coarse 0 "$BIN" amg lap3d:16 --amg-coarse-size 100 --amg-smoother l1-jacobi
+expect amg-coarse "$tmp/out" 'l1-jacobi degree 2, coarse size 100,'
+if [ "$(levels)" -gt "$lev_default" ]; then ok; else bad "amg: --amg-coarse-size 100 gave $(levels) levels, default $lev_default"; fi
+run amg-one-level 0 "$BIN" amg lap3d:6 --amg-max-levels 1
+if [ "$(levels)" -eq 1 ]; then ok; else bad "amg --amg-max-levels 1: $(levels) levels"; fi
+run amg-no-matrix 2 "$BIN" amg
+run amg-two 2 "$BIN" amg lap3d:4 lap3d:5
+run amg-f32 2 "$BIN" amg lap3d:4 --dtype f32
+run amg-bad-theta 2 "$BIN" amg lap3d:4 --amg-theta -0.1
+run amg-unknown 2 "$BIN" amg lap3d:4 --frob
+run amg-nonsym 1 "$BIN" amg powerlaw:100:4
+expect amg-nonsym "$tmp/err" 'AMG setup'
+
+# ---- bench amg ---------------------------------------------------------------------------
+acsv="$tmp/amg.csv"
+ajson="$tmp/amg.json"
+run bench-amg 0 "$BIN" bench amg lap3d:12 lap2d:24 --reps 1 --nrhs 4 --no-eigs --csv "$acsv" \
+  --json "$ajson"
+expect bench-amg "$tmp/out" '^coalesce bench amg: theta 0\.02, .*4 RHS for Block-CG'
+expect bench-amg "$tmp/out" '^== lap3d:12: 1728 rows, 11232 nonzeros'
+expect bench-amg "$tmp/out" '^  AMG setup +[0-9.]+ ms median'
+expect bench-amg "$tmp/out" '^  V-cycle +1 RHS [0-9.]+ ms; 4 RHS [0-9.]+ ms'
+expect bench-amg "$tmp/out" '^  PCG\+AMG +[0-9]+ iterations, solve [0-9.]+ ms after setup'
+expect bench-amg "$tmp/out" '^  CG\+Jacobi +[0-9]+ iterations'
+expect bench-amg "$tmp/out" '^  Block-CG\+AMG +4 RHS: [0-9]+ block iterations'
+expect bench-amg "$tmp/out" '^  AMG setup, 7-point 128\^3 +<= 10 ms not in this run'
+if grep -Eq '^  LOBPCG\+AMG +16 smallest to 1e-06:' "$tmp/out"; then bad "bench amg --no-eigs ran LOBPCG"; else ok; fi
+if [ "$(grep -Ec '^  status +ok$' "$tmp/out")" -eq 2 ]; then ok; else bad "bench amg: not 2 rows ok"; fi
+if [ -f "$acsv" ]; then
+  expect bench-amg-csv "$acsv" '^matrix,set,backend,device,rows,nnz,levels,grid_complexity,op_complexity,hierarchy_bytes,a_bytes,memory_ratio,coarse_rows,setup_ms,setup_ms_min,vcycle_1_ms,nrhs,vcycle_nrhs_ms,pcg_amg_its,pcg_amg_converged,'
+  expect bench-amg-csv "$acsv" ',winner,status$'
+  expect bench-amg-csv "$acsv" '^"lap3d:12",list,host,"host CPU",1728,11232,[0-9]+,'
+  expect bench-amg-csv "$acsv" '^"lap2d:24",list,host,"host CPU",576,2784,'
+  rows=$(($(wc -l <"$acsv") - 1))
+  if [ "$rows" -eq 2 ]; then ok; else bad "bench amg: CSV has $rows rows, expected 2"; fi
+  # PCG+AMG converged in fewer iterations than CG+Jacobi on each row, status ok
+  if awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+      { n++; if ($c["pcg_amg_converged"] == 1 && $c["pcg_amg_its"] < $c["cg_jacobi_its"] &&
+                 $c["status"] == "\"ok\"" && $c["lobpcg_amg_its"] == "") good++ }
+      END { exit !(n == 2 && good == 2) }' "$acsv"; then
+    ok
+  else
+    bad "bench amg: CSV rows without PCG+AMG beating CG+Jacobi"
+  fi
+else
+  bad "bench amg: $acsv was not written"
+fi
+json_ok bench-amg "is not valid JSON or has the wrong results" \
+  'len(d["results"])==2 and all(x["status"]=="ok" and x["memory_ratio"]>=1 for x in d["results"]) and len(d["targets"])==7 and not any(x["ran"] for x in d["targets"])' \
+  "$ajson"
+run bench-amg-eigs 0 "$BIN" bench amg lap3d:8 --reps 1 --nrhs 2 --no-block --csv "$acsv"
+expect bench-amg-eigs "$tmp/out" '^  LOBPCG\+AMG +16 smallest to 1e-06: [0-9]+ iterations, 16 converged'
+if grep -Eq '^  Block-CG\+AMG +[0-9]+ RHS:' "$tmp/out"; then bad "bench amg --no-block ran Block-CG"; else ok; fi
+expect bench-amg-eigs "$acsv" '^"lap3d:8",list,.*,16,[0-9.]+,[0-9.e-]+,[0-9.e-]+,[a-z]+,"ok"$'
+run bench-amg-nonsym 1 "$BIN" bench amg powerlaw:100:4 --reps 1 --csv "$acsv"
+expect bench-amg-nonsym "$acsv" '"not symmetric"$'
+run bench-amg-bad-option 2 "$BIN" bench amg lap3d:4 --frob
+run bench-amg-bad-nrhs 2 "$BIN" bench amg lap3d:4 --nrhs 0
+run bench-amg-bad-rtol 2 "$BIN" bench amg lap3d:4 --rtol 0
+run bench-amg-bad-amg 2 "$BIN" bench amg lap3d:4 --amg-smoother jacobi
+run bench-amg-spd-nodir 2 "$BIN" bench amg --spd-set
+expect bench-amg-spd-nodir "$tmp/err" '--spd-set needs --matrices DIR'
+run bench-amg-dir-nospd 2 "$BIN" bench amg --matrices "$tmp"
+if [ $have_mat = 1 ] && [ -f "$MATDIR/lund_a.mtx.gz" ] && [ -f "$MATDIR/west0067.mtx.gz" ]; then
+  # a folder with three SPD matrices of the list, a mass matrix and an unsymmetric one
+  mkdir -p "$tmp/spd"
+  for m in nos4 bcsstk04 lund_a lund_b west0067; do ln -sf "$MATDIR/$m.mtx.gz" "$tmp/spd/"; done
+  run bench-amg-spd 0 "$BIN" bench amg --spd-set --matrices "$tmp/spd" --reps 1 --csv "$acsv"
+  expect bench-amg-spd "$tmp/out" '^spd-set: CG\+AMG against CG\+Jacobi'
+  expect bench-amg-spd "$tmp/out" '^  nos4 +100 +594 +[0-9]+ +[0-9.]+ \| +[0-9]+ .*\| (amg|jacobi) +ok$'
+  if grep -Eq '^  (lund_b|west0067) ' "$tmp/out"; then bad "bench amg --spd-set took a matrix off the list"; else ok; fi
+  rows=$(tail -n +2 "$acsv" | grep -c ',spd,')
+  if [ "$rows" -eq 3 ]; then ok; else bad "bench amg --spd-set: $rows CSV rows, expected 3"; fi
+  if grep -q '^targets' "$tmp/out"; then bad "bench amg --spd-set alone printed targets"; else ok; fi
+else
+  skip=$((skip + 1))
+fi
 
 if [ "$skip" -gt 0 ]; then
   echo "$pass passed, $fail failed, $skip skipped"
