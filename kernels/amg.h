@@ -93,7 +93,11 @@ coal_status coal_amg_filter_host(coal_ctx ctx, int32_t n, const int32_t *rowptr,
  * vertex; the undecided count (a reduction, one host wait per round on a GPU). */
 #define COAL_AMG_IN  ((uint64_t)0)
 #define COAL_AMG_OUT (~(uint64_t)0)
-static inline uint32_t coal_amg_hash(uint32_t x) { /* "lowbias32" integer hash (C. Wellons) */
+#ifndef COAL_AMG_HD
+#define COAL_AMG_HD
+#endif
+static inline COAL_AMG_HD uint32_t
+coal_amg_hash(uint32_t x) { /* "lowbias32" integer hash (C. Wellons) */
   x ^= x >> 16;
   x *= 0x7feb352dU;
   x ^= x >> 15;
@@ -145,6 +149,40 @@ coal_status coal_amg_tentative_host(coal_ctx ctx, int32_t n, int32_t nagg, const
  * with dinv[i] = 1 / a_ii (rounded in that order: a GPU twin writes it with __dmul_rn /
  * __dsub_rn). Traffic: AT's pattern and values read, values written; dinv, agg, tval read. */
 coal_status coal_amg_smooth_host(coal_ctx ctx, int32_t n, const int32_t *rowptr,
+                                 const int32_t *colind, double *val, const double *dinv,
+                                 const int32_t *agg, const double *tval, double omega);
+
+/* ---- the CUDA twins (kernels/cuda/amg_*.cu), same arguments in device memory ---------------- *
+ * A thread per row (or vertex, or aggregate) runs the host twin's loop body, so that each row's
+ * sums run in the same order; products and sums are written with __dmul_rn / __dadd_rn where
+ * the host's expression could otherwise be contracted into a fused multiply-add. Scans are CUB
+ * calls on pool memory; totals (m, nagg, the undecided count) come back in 4- to 8-byte
+ * downloads. */
+coal_status coal_amg_diagonal_cuda(coal_ctx ctx, int32_t n, const int32_t *rowptr,
+                                   const int32_t *colind, const double *val, double *diag);
+coal_status coal_amg_dinv_cuda(coal_ctx ctx, int32_t n, const int32_t *rowptr,
+                               const int32_t *colind, const double *val, int l1, double *dinv,
+                               int64_t *bad);
+coal_status coal_amg_strength_count_cuda(coal_ctx ctx, int32_t n, const int32_t *rowptr,
+                                         const int32_t *colind, const double *val,
+                                         const double *diag, double theta, int32_t *srowptr);
+coal_status coal_amg_strength_fill_cuda(coal_ctx ctx, int32_t n, const int32_t *rowptr,
+                                        const int32_t *colind, const double *val,
+                                        const double *diag, double theta, const int32_t *srowptr,
+                                        int32_t *scolind, double *sval);
+coal_status coal_amg_filter_cuda(coal_ctx ctx, int32_t n, const int32_t *rowptr,
+                                 const int32_t *colind, const double *val, const double *b,
+                                 const int32_t *srowptr, const int32_t *scolind, int32_t *frowptr,
+                                 int32_t *fcolind, double *fval);
+coal_status coal_amg_mis2_cuda(coal_ctx ctx, int32_t n, const int32_t *srowptr,
+                               const int32_t *scolind, uint64_t *state, uint64_t *low, int *rounds);
+coal_status coal_amg_aggregate_cuda(coal_ctx ctx, int32_t n, const int32_t *srowptr,
+                                    const int32_t *scolind, const double *sval,
+                                    const uint64_t *state, int32_t *agg, int32_t *nagg);
+coal_status coal_amg_tentative_cuda(coal_ctx ctx, int32_t n, int32_t nagg, const int32_t *agg,
+                                    const double *b, int32_t *aggptr, int32_t *members,
+                                    int32_t *trowptr, int32_t *tcolind, double *tval, double *bc);
+coal_status coal_amg_smooth_cuda(coal_ctx ctx, int32_t n, const int32_t *rowptr,
                                  const int32_t *colind, double *val, const double *dinv,
                                  const int32_t *agg, const double *tval, double omega);
 

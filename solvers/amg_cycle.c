@@ -295,7 +295,8 @@ coal_status coal_amg_lanczos_rho(coal_amg amg, coal_mat A, const double *dinv, i
   COAL_CALL(lin3(amg, n, 0.0, NULL, 0.0, NULL, 0.0, q0));
   int m = 0;
   for (int j = 0; j < steps; j++) {
-    COAL_CALL(coal_spmv_raw(A, COAL_SPMV_AUTO, 1.0, v1, 0.0, u));
+    /* CSR-vector: no derived format is built for an estimate of ten products */
+    COAL_CALL(coal_spmv_raw(A, COAL_SPMV_CSR_VECTOR, 1.0, v1, 0.0, u));
     COAL_CALL(dot(amg, n, v1, u, &a));
     al[m++] = a;
     if (j + 1 == steps) break;
