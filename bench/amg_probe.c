@@ -4,10 +4,13 @@
  *
  *   amg_probe SPEC [--theta T] [--coarse N] [--smoother chebyshev|l1-jacobi] [--degree D]
  *                  [--cheb-lo F] [--cheb-hi F] [--lanczos S] [--cycle v|w] [--k K]
- *                  [--rtol R] [--no-jacobi] [--rho-ref S]
+ *                  [--rtol R] [--no-jacobi] [--rho-ref S] [--repeat N]
  * SPEC: lap2d:N, lap3d:N, lap3d27:N, aniso:N:EX:EY:EZ or a Matrix Market file.
  * --rho-ref S also prints each level's Lanczos estimate with S steps (the reference for the
- * choice of COAL_AMG_LANCZOS_STEPS). Host backend (COALESCE_BACKEND decides otherwise). */
+ * choice of COAL_AMG_LANCZOS_STEPS; host backend only). --repeat N times N more setups, N
+ * V-cycles at k = 1 and k = 32 and N solves with AMG, and prints the medians (wall clock with
+ * the context synchronised; the first run of each is a warm-up). Best backend
+ * (COALESCE_BACKEND decides otherwise). */
 #include "amg_impl.h"
 
 #include <stdio.h>
@@ -76,6 +79,56 @@ static int solve(coal_mat A, coal_bvec B, coal_pc_type pc, coal_amg amg, coal_me
   return its;
 }
 
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+static double median(double *t, int n) {
+  qsort(t, (size_t)n, sizeof *t, cmp_double);
+  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+/* --repeat: medians of setup, one cycle at k = 1 and 32, and the solve with AMG. */
+static int timings(coal_mat A, coal_amg amg, coal_bvec B, coal_method m, double rtol, int reps) {
+  coal_ctx ctx = coal_mat_ctx(A);
+  int64_t n;
+  coal_mat_size(A, &n, NULL, NULL);
+  double t[256];
+  if (reps > 255) reps = 255;
+  coal_amg_info in;
+  for (int r = 0; r < reps; r++) {
+    if (coal_amg_setup(amg) || coal_amg_get_info(amg, &in)) return 1;
+    t[r] = in.setup_seconds;
+  }
+  printf("timing: setup median %.3f ms over %d\n", 1e3 * median(t, reps), reps);
+  printf("  last setup phases (ms):");
+  for (int p = 0; p < COAL_AMG_NPHASES; p++)
+    printf(" %s %.3f", coal_amg_phase_name((coal_amg_phase)p), 1e3 * in.phase_seconds[p]);
+  printf("\n");
+  const int64_t ks[2] = {1, 32};
+  for (int c = 0; c < 2; c++) {
+    const int64_t k = ks[c];
+    coal_bvec R = NULL, Z = NULL;
+    if (coal_bvec_create(ctx, n, k, COAL_F64, COAL_ROW_MAJOR, 0, &R) ||
+        coal_bvec_create(ctx, n, k, COAL_F64, COAL_ROW_MAJOR, 0, &Z) ||
+        coal_bvec_set_random(R, 3) || coal_amg_reserve(amg, k))
+      return 1;
+    for (int r = -2; r < reps; r++) {
+      coal_ctx_sync(ctx);
+      const double t0 = coal_now_seconds();
+      if (coal_amg_apply(amg, R, Z)) return 1;
+      coal_ctx_sync(ctx);
+      if (r >= 0) t[r] = coal_now_seconds() - t0;
+    }
+    printf("timing: V-cycle k = %lld median %.3f ms (%.3f ms per column)\n", (long long)k,
+           1e3 * median(t, reps), 1e3 * median(t, reps) / (double)k);
+    coal_bvec_destroy(&R);
+    coal_bvec_destroy(&Z);
+  }
+  for (int r = 0; r < 3 && r < reps; r++) solve(A, B, COAL_PC_USER, amg, m, rtol, "amg (repeat)");
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: amg_probe SPEC [options]\n");
@@ -83,6 +136,7 @@ int main(int argc, char **argv) {
   }
   double theta = -1, cheb_lo = 0, cheb_hi = 0, rtol = 1e-8;
   long coarse = 0, k = 1, rho_ref = 0;
+  int repeat = 0;
   int degree = 2, lanczos = 0, jacobi = 1, blockcg = 0;
   coal_amg_smoother sm = COAL_AMG_CHEBYSHEV;
   coal_amg_cycle cyc = COAL_AMG_V_CYCLE;
@@ -108,6 +162,8 @@ int main(int argc, char **argv) {
       k = atol(v), i++;
     else if (!strcmp(o, "--rtol"))
       rtol = atof(v), i++;
+    else if (!strcmp(o, "--repeat"))
+      repeat = atoi(v), i++;
     else if (!strcmp(o, "--rho-ref"))
       rho_ref = atol(v), i++;
     else if (!strcmp(o, "--no-jacobi"))
@@ -149,7 +205,7 @@ int main(int argc, char **argv) {
            l, (long long)in.rows[l], (long long)in.nnz[l],
            in.rows[l] ? (double)in.nnz[l] / (double)in.rows[l] : 0.0, (long long)in.p_nnz[l],
            in.rho[l], in.mis_rounds[l]);
-    if (rho_ref > 0 && in.rho[l] > 0) {
+    if (rho_ref > 0 && in.rho[l] > 0 && coal_ctx_backend(ctx) == COAL_BACKEND_HOST) {
       coal_amg_level *L = &amg->lev[l];
       double *scratch = malloc(sizeof(double) * 5 * (size_t)in.rows[l]),
              *jd = malloc(sizeof(double) * (size_t)in.rows[l]);
@@ -173,6 +229,7 @@ int main(int argc, char **argv) {
   coal_method m = blockcg || k > 1 ? COAL_METHOD_BLOCKCG : COAL_METHOD_CG;
   if (jacobi) solve(A, B, COAL_PC_JACOBI, NULL, m, rtol, "jacobi");
   solve(A, B, COAL_PC_USER, amg, m, rtol, "amg");
+  if (repeat > 0 && timings(A, amg, B, m, rtol, repeat)) return fail(ctx, "timings", COAL_ERR_CUDA);
   coal_bvec_destroy(&B);
   coal_amg_destroy(&amg);
   coal_mat_destroy(&A);
