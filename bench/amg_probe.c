@@ -5,12 +5,15 @@
  *   amg_probe SPEC [--theta T] [--coarse N] [--smoother chebyshev|l1-jacobi] [--degree D]
  *                  [--cheb-lo F] [--cheb-hi F] [--lanczos S] [--cycle v|w] [--k K]
  *                  [--rtol R] [--no-jacobi] [--rho-ref S] [--repeat N]
+ *                  [--algos]
  * SPEC: lap2d:N, lap3d:N, lap3d27:N, aniso:N:EX:EY:EZ or a Matrix Market file.
  * --rho-ref S also prints each level's Lanczos estimate with S steps (the reference for the
  * choice of COAL_AMG_LANCZOS_STEPS; host backend only). --repeat N times N more setups, N
  * V-cycles at k = 1 and k = 32 and N solves with AMG, and prints the medians (wall clock with
  * the context synchronised; the first run of each is a warm-up). Best backend
- * (COALESCE_BACKEND decides otherwise). */
+ * (COALESCE_BACKEND decides otherwise). --algos times, on every level, the two SpGEMM
+ * algorithms (ROWS, TILE) on the level's products P^T A P and A P (medians of 3 creations, each
+ * from matrices already on the backend), the measurement behind the front end's choice. */
 #include "amg_impl.h"
 
 #include <stdio.h>
@@ -129,6 +132,37 @@ static int timings(coal_mat A, coal_amg amg, coal_bvec B, coal_method m, double 
   return 0;
 }
 
+/* Median seconds of 3 creations (after one warm-up) of a product with one algorithm; a negative
+ * value when the algorithm fails on it. */
+static double time_product(coal_product_type type, coal_mat A, coal_mat B, coal_spgemm_algo algo) {
+  coal_ctx ctx = coal_mat_ctx(A);
+  double t[3];
+  for (int r = -1; r < 3; r++) {
+    coal_spgemm p = NULL;
+    coal_mat C = NULL;
+    coal_ctx_sync(ctx);
+    const double t0 = coal_now_seconds();
+    coal_status st = coal_spgemm_create_algo(type, A, B, algo, &p, &C);
+    coal_ctx_sync(ctx);
+    if (r >= 0) t[r] = coal_now_seconds() - t0;
+    coal_spgemm_destroy(&p);
+    if (st) return -1.0;
+  }
+  return median(t, 3);
+}
+
+static void algos(coal_amg amg) {
+  for (int l = 0; l + 1 < amg->nlevels; l++) {
+    coal_amg_level *L = &amg->lev[l];
+    const double pr = time_product(COAL_PRODUCT_PTAP, L->A, L->P, COAL_SPGEMM_ROWS),
+                 pt = time_product(COAL_PRODUCT_PTAP, L->A, L->P, COAL_SPGEMM_TILE),
+                 ar = time_product(COAL_PRODUCT_AB, L->A, L->P, COAL_SPGEMM_ROWS),
+                 at = time_product(COAL_PRODUCT_AB, L->A, L->P, COAL_SPGEMM_TILE);
+    printf("algos: level %d  PtAP rows %.3f ms tile %.3f ms  AP rows %.3f ms tile %.3f ms\n", l,
+           1e3 * pr, 1e3 * pt, 1e3 * ar, 1e3 * at);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: amg_probe SPEC [options]\n");
@@ -136,7 +170,7 @@ int main(int argc, char **argv) {
   }
   double theta = -1, cheb_lo = 0, cheb_hi = 0, rtol = 1e-8;
   long coarse = 0, k = 1, rho_ref = 0;
-  int repeat = 0;
+  int repeat = 0, do_algos = 0;
   int degree = 2, lanczos = 0, jacobi = 1, blockcg = 0;
   coal_amg_smoother sm = COAL_AMG_CHEBYSHEV;
   coal_amg_cycle cyc = COAL_AMG_V_CYCLE;
@@ -162,6 +196,8 @@ int main(int argc, char **argv) {
       k = atol(v), i++;
     else if (!strcmp(o, "--rtol"))
       rtol = atof(v), i++;
+    else if (!strcmp(o, "--algos"))
+      do_algos = 1;
     else if (!strcmp(o, "--repeat"))
       repeat = atoi(v), i++;
     else if (!strcmp(o, "--rho-ref"))
@@ -229,6 +265,7 @@ int main(int argc, char **argv) {
   coal_method m = blockcg || k > 1 ? COAL_METHOD_BLOCKCG : COAL_METHOD_CG;
   if (jacobi) solve(A, B, COAL_PC_JACOBI, NULL, m, rtol, "jacobi");
   solve(A, B, COAL_PC_USER, amg, m, rtol, "amg");
+  if (do_algos) algos(amg);
   if (repeat > 0 && timings(A, amg, B, m, rtol, repeat)) return fail(ctx, "timings", COAL_ERR_CUDA);
   coal_bvec_destroy(&B);
   coal_amg_destroy(&amg);

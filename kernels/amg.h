@@ -152,6 +152,22 @@ coal_status coal_amg_smooth_host(coal_ctx ctx, int32_t n, const int32_t *rowptr,
                                  const int32_t *colind, double *val, const double *dinv,
                                  const int32_t *agg, const double *tval, double omega);
 
+/* ---- the smoother's fused Chebyshev step (solvers/amg_cycle.c) ------------------------------ *
+ * One pass over the rows of A (square fp64, n rows) and n x k row-major tight blocks:
+ *     s    = rin - A dprev                          (dprev NULL: s = rin)
+ *     rout = s                                      (rout NULL: not written)
+ *     dnew = c2 * dinv .* s + c1 * dprev            (dprev NULL: no c1 term; dnew NULL: not
+ * written) xout = xin + dnew                             (xin NULL: xout = dnew) entry by entry
+ * (row i, column c), the product summed in double in row order (the host twin; a GPU sums in
+ * another order: results agree to rounding). rout may be rin and xout may be xin (each entry is
+ * read before it is written, by its own row); dprev, gathered by every row, is none of the outputs.
+ * One step of the cycle's Chebyshev smoother: the residual update, the scaling, the direction and
+ * the solution update, which are four block operations and eleven block passes apart, cost one
+ * product with A plus the row-local streams (rin, dinv, xin read; rout, dnew, xout written). */
+coal_status coal_amg_cheb_step_host(coal_mat A, int64_t k, double c1, double c2, const double *dinv,
+                                    const double *rin, double *rout, const double *dprev,
+                                    double *dnew, const double *xin, double *xout);
+
 /* ---- the CUDA twins (kernels/cuda/amg_*.cu), same arguments in device memory ---------------- *
  * A thread per row (or vertex, or aggregate) runs the host twin's loop body, so that each row's
  * sums run in the same order; products and sums are written with __dmul_rn / __dadd_rn where
@@ -185,6 +201,9 @@ coal_status coal_amg_tentative_cuda(coal_ctx ctx, int32_t n, int32_t nagg, const
 coal_status coal_amg_smooth_cuda(coal_ctx ctx, int32_t n, const int32_t *rowptr,
                                  const int32_t *colind, double *val, const double *dinv,
                                  const int32_t *agg, const double *tval, double omega);
+coal_status coal_amg_cheb_step_cuda(coal_mat A, int64_t k, double c1, double c2, const double *dinv,
+                                    const double *rin, double *rout, const double *dprev,
+                                    double *dnew, const double *xin, double *xout);
 
 #ifdef __cplusplus
 }

@@ -473,6 +473,57 @@ static void twin_case(const char *name, const csr *a, double theta) {
   free(diag), free(dinv), free(b), free(srp), free(sci), free(sval), free(state), free(low);
   free(agg);
 }
+
+/* The fused Chebyshev step of the GPU against the host twin on A, k columns, every variant the
+ * cycle uses (no dprev, rout and dnew dropped, in place), outputs poisoned. */
+static void twin_cheb(const char *name, coal_mat A, int64_t k) {
+  const coal_amg_ops *ops = &coal_backend(ctx)->amg;
+  CHECK_OK(ctx, coal_mat_host(A));
+  const int64_t n = A->nrows, len = n * k;
+  const size_t bytes = sizeof(double) * (size_t)(len > 0 ? len : 1);
+  double *h[6], *dinv = malloc(sizeof(double) * (size_t)(n + 1));
+  uint64_t seed = 91 + (uint64_t)k;
+  for (int a = 0; a < 6; a++) {
+    h[a] = malloc(bytes);
+    for (int64_t e = 0; e < len; e++) h[a][e] = urand(&seed);
+  }
+  for (int64_t i = 0; i < n; i++) dinv[i] = 0.5 + 0.25 * (urand(&seed) + 1.0);
+  double *d_dinv = dev_copy(dinv, sizeof(double) * (size_t)n);
+  for (int variant = 0; variant < 3; variant++) {
+    /* 0: all terms, separate outputs; 1: no dprev, x from zero; 2: rin = rout, xin = xout */
+    double *rin = h[0], *dprev = variant == 1 ? NULL : h[1], *xin = variant == 1 ? NULL : h[2];
+    double *rout = malloc(bytes), *dnew = malloc(bytes), *xout = malloc(bytes);
+    double *g_rin = dev_copy(rin, bytes), *g_dprev = dprev ? dev_copy(dprev, bytes) : NULL;
+    double *g_xin = xin ? dev_copy(xin, bytes) : NULL;
+    double *g_rout = variant == 2 ? g_rin : dev_poisoned(bytes), *g_dnew = dev_poisoned(bytes);
+    double *g_xout = variant == 2 ? g_xin : dev_poisoned(bytes);
+    CHECK_OK(ctx,
+             coal_amg_cheb_step_host(A, k, 0.37, 1.21, dinv, rin, rout, dprev, dnew, xin, xout));
+    CHECK_OK(ctx, ops->cheb_step(A, k, 0.37, 1.21, d_dinv, g_rin, g_rout, g_dprev, g_dnew, g_xin,
+                                 g_xout));
+    double *got[3] = {malloc(bytes), malloc(bytes), malloc(bytes)}, err = 0, mx = 0;
+    CHECK_OK(ctx, coal_backend(ctx)->mem.download(ctx, got[0], g_rout, bytes));
+    CHECK_OK(ctx, coal_backend(ctx)->mem.download(ctx, got[1], g_dnew, bytes));
+    CHECK_OK(ctx, coal_backend(ctx)->mem.download(ctx, got[2], g_xout, bytes));
+    const double *want[3] = {rout, dnew, xout};
+    for (int o = 0; o < 3; o++)
+      for (int64_t e = 0; e < len; e++) {
+        err = fmax(err, fabs(got[o][e] - want[o][e]));
+        mx = fmax(mx, fabs(want[o][e]));
+        if (got[o][e] != got[o][e]) err = INFINITY; /* NaN: an entry left unwritten */
+      }
+    CHECK(err <= 1e-13 * (mx + 1.0), "%s k %lld variant %d: Chebyshev steps differ by %g", name,
+          (long long)k, variant, err);
+    if (variant != 2) dev_free(g_rout), dev_free(g_xout);
+    dev_free(g_rin), dev_free(g_dnew);
+    if (g_dprev) dev_free(g_dprev);
+    if (g_xin) dev_free(g_xin);
+    free(rout), free(dnew), free(xout), free(got[0]), free(got[1]), free(got[2]);
+  }
+  dev_free(d_dinv);
+  for (int a = 0; a < 6; a++) free(h[a]);
+  free(dinv);
+}
 #endif
 
 static void kernels_case(const char *name, coal_mat A, const double *thetas, int nth) {
@@ -487,6 +538,10 @@ static void kernels_case(const char *name, coal_mat A, const double *thetas, int
     twin_case(name, &a, thetas[t]);
 #endif
   }
+#ifdef TEST_CUDA
+  const int64_t ks[] = {1, 3, 32, 64};
+  for (int c = 0; c < 4; c++) twin_cheb(name, A, ks[c]);
+#endif
   csr_free(&a);
 }
 
