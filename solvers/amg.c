@@ -66,6 +66,8 @@ static coal_status lin_fill(coal_amg amg, int64_t n, double v, double *x) {
 static void hierarchy_free(coal_amg amg) {
   coal_amg_blocks_free(amg);
   coal_amg_coarse_free(amg);
+  if (amg->A64) amg->lev[0].A = NULL;
+  coal_mat_destroy(&amg->A64);
   for (int l = 0; l < COAL_AMG_MAX_LEVELS; l++) {
     coal_amg_level *L = &amg->lev[l];
     if (l > 0) coal_mat_destroy(&L->A);
@@ -177,8 +179,6 @@ static coal_status check_matrix(coal_amg amg) {
   coal_mat A = amg->A;
   COAL_CHECK(ctx, A->nrows == A->ncols, COAL_ERR_ARG, "AMG needs a square matrix; A is %d x %d",
              A->nrows, A->ncols);
-  COAL_CHECK(ctx, A->dtype == COAL_F64, COAL_ERR_UNSUPPORTED,
-             "AMG runs in fp64; convert A with coal_mat_convert");
   return coal_check_symmetric(A, "A");
 }
 
@@ -401,7 +401,10 @@ coal_status coal_amg_setup(coal_amg amg) {
   coal_status st = check_matrix(amg);
   if (st) return st;
   phase_add(amg, COAL_AMG_PHASE_CHECK, &t);
-  amg->lev[0].A = amg->A;
+  /* the hierarchy is fp64: an fp32 A's level 0 is its fp64 copy */
+  if (amg->A->dtype != COAL_F64)
+    COAL_CALL_GOTO(st, coal_mat_convert(amg->A, COAL_F64, &amg->A64), fail);
+  amg->lev[0].A = amg->A64 ? amg->A64 : amg->A;
   amg->nlevels = 1;
   const int64_t n = amg->A->nrows;
   COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(double) * 5 * (size_t)n, (void **)&scratch), fail);

@@ -18,7 +18,8 @@
  *     matrix, pivoted factor) converges on a consistent right-hand side; a stalled coarsening
  *     too large for the dense factor still converges;
  *   - the hierarchy is kept across solves and rebuilt after new values;
- *   - bad input: not square, not symmetric, non-positive diagonal, fp32, bad options, apply
+ *   - an fp32 matrix gets an fp64 hierarchy from its copy, and a positive cycle;
+ *   - bad input: not square, not symmetric, non-positive diagonal, bad options, apply
  *     before setup or after new values, overlapping or mismatched blocks. */
 #include "amg_impl.h"
 #include "check.h"
@@ -1133,9 +1134,29 @@ static void test_errors(void) {
   }
   /* fp32, options, state, blocks */
   coal_mat A32 = NULL;
-  CHECK_OK(ctx, coal_gen_laplace2d(ctx, 8, 8, COAL_F32, &A32));
+  CHECK_OK(ctx, coal_gen_laplace2d(ctx, 40, 40, COAL_F32, &A32));
   CHECK_OK(ctx, coal_amg_create(A32, &amg));
-  CHECK_ERR(ctx, coal_amg_setup(amg), COAL_ERR_UNSUPPORTED);
+  CHECK_OK(ctx, coal_amg_set_coarse_size(amg, 30));
+  CHECK_OK(ctx, coal_amg_setup(amg)); /* an fp64 hierarchy from the fp32 matrix */
+  {
+    coal_amg_info in32;
+    CHECK_OK(ctx, coal_amg_get_info(amg, &in32));
+    CHECK(in32.levels >= 2 && in32.rows[0] == 1600, "fp32 A: %d levels", in32.levels);
+    coal_bvec R = NULL, Z = NULL;
+    CHECK_OK(ctx, coal_bvec_create(ctx, 1600, 2, COAL_F64, COAL_ROW_MAJOR, 0, &R));
+    CHECK_OK(ctx, coal_bvec_create(ctx, 1600, 2, COAL_F64, COAL_ROW_MAJOR, 0, &Z));
+    CHECK_OK(ctx, coal_bvec_set_random(R, 5));
+    CHECK_OK(ctx, coal_amg_apply(amg, R, Z));
+    double zr[2] = {0, 0};
+    double *zh = malloc(sizeof(double) * 3200), *rh = malloc(sizeof(double) * 3200);
+    CHECK_OK(ctx, coal_bvec_get_host(Z, zh, COAL_ROW_MAJOR, 2));
+    CHECK_OK(ctx, coal_bvec_get_host(R, rh, COAL_ROW_MAJOR, 2));
+    for (int i = 0; i < 3200; i++) zr[i % 2] += zh[i] * rh[i];
+    CHECK(zr[0] > 0 && zr[1] > 0, "fp32 A: the cycle is not positive (%g, %g)", zr[0], zr[1]);
+    free(zh), free(rh);
+    coal_bvec_destroy(&R);
+    coal_bvec_destroy(&Z);
+  }
   coal_amg_destroy(&amg);
   coal_mat_destroy(&A32);
   CHECK_OK(ctx, coal_gen_laplace2d(ctx, 30, 30, COAL_F64, &A));
