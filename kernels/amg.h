@@ -93,7 +93,11 @@ coal_status coal_amg_filter_host(coal_ctx ctx, int32_t n, const int32_t *rowptr,
  * vertex; the undecided count (a reduction, one host wait per round on a GPU). */
 #define COAL_AMG_IN  ((uint64_t)0)
 #define COAL_AMG_OUT (~(uint64_t)0)
-static inline uint32_t coal_amg_hash(uint32_t x) { /* "lowbias32" integer hash (C. Wellons) */
+#ifndef COAL_AMG_HD
+#define COAL_AMG_HD
+#endif
+static inline COAL_AMG_HD uint32_t
+coal_amg_hash(uint32_t x) { /* "lowbias32" integer hash (C. Wellons) */
   x ^= x >> 16;
   x *= 0x7feb352dU;
   x ^= x >> 15;
@@ -147,6 +151,59 @@ coal_status coal_amg_tentative_host(coal_ctx ctx, int32_t n, int32_t nagg, const
 coal_status coal_amg_smooth_host(coal_ctx ctx, int32_t n, const int32_t *rowptr,
                                  const int32_t *colind, double *val, const double *dinv,
                                  const int32_t *agg, const double *tval, double omega);
+
+/* ---- the smoother's fused Chebyshev step (solvers/amg_cycle.c) ------------------------------ *
+ * One pass over the rows of A (square fp64, n rows) and n x k row-major tight blocks:
+ *     s    = rin - A dprev                          (dprev NULL: s = rin)
+ *     rout = s                                      (rout NULL: not written)
+ *     dnew = c2 * dinv .* s + c1 * dprev            (dprev NULL: no c1 term; dnew NULL: not
+ * written) xout = xin + dnew                             (xin NULL: xout = dnew) entry by entry
+ * (row i, column c), the product summed in double in row order (the host twin; a GPU sums in
+ * another order: results agree to rounding). rout may be rin and xout may be xin (each entry is
+ * read before it is written, by its own row); dprev, gathered by every row, is none of the outputs.
+ * One step of the cycle's Chebyshev smoother: the residual update, the scaling, the direction and
+ * the solution update, which are four block operations and eleven block passes apart, cost one
+ * product with A plus the row-local streams (rin, dinv, xin read; rout, dnew, xout written). */
+coal_status coal_amg_cheb_step_host(coal_mat A, int64_t k, double c1, double c2, const double *dinv,
+                                    const double *rin, double *rout, const double *dprev,
+                                    double *dnew, const double *xin, double *xout);
+
+/* ---- the CUDA twins (kernels/cuda/amg_*.cu), same arguments in device memory ---------------- *
+ * A thread per row (or vertex, or aggregate) runs the host twin's loop body, so that each row's
+ * sums run in the same order; products and sums are written with __dmul_rn / __dadd_rn where
+ * the host's expression could otherwise be contracted into a fused multiply-add. Scans are CUB
+ * calls on pool memory; totals (m, nagg, the undecided count) come back in 4- to 8-byte
+ * downloads. */
+coal_status coal_amg_diagonal_cuda(coal_ctx ctx, int32_t n, const int32_t *rowptr,
+                                   const int32_t *colind, const double *val, double *diag);
+coal_status coal_amg_dinv_cuda(coal_ctx ctx, int32_t n, const int32_t *rowptr,
+                               const int32_t *colind, const double *val, int l1, double *dinv,
+                               int64_t *bad);
+coal_status coal_amg_strength_count_cuda(coal_ctx ctx, int32_t n, const int32_t *rowptr,
+                                         const int32_t *colind, const double *val,
+                                         const double *diag, double theta, int32_t *srowptr);
+coal_status coal_amg_strength_fill_cuda(coal_ctx ctx, int32_t n, const int32_t *rowptr,
+                                        const int32_t *colind, const double *val,
+                                        const double *diag, double theta, const int32_t *srowptr,
+                                        int32_t *scolind, double *sval);
+coal_status coal_amg_filter_cuda(coal_ctx ctx, int32_t n, const int32_t *rowptr,
+                                 const int32_t *colind, const double *val, const double *b,
+                                 const int32_t *srowptr, const int32_t *scolind, int32_t *frowptr,
+                                 int32_t *fcolind, double *fval);
+coal_status coal_amg_mis2_cuda(coal_ctx ctx, int32_t n, const int32_t *srowptr,
+                               const int32_t *scolind, uint64_t *state, uint64_t *low, int *rounds);
+coal_status coal_amg_aggregate_cuda(coal_ctx ctx, int32_t n, const int32_t *srowptr,
+                                    const int32_t *scolind, const double *sval,
+                                    const uint64_t *state, int32_t *agg, int32_t *nagg);
+coal_status coal_amg_tentative_cuda(coal_ctx ctx, int32_t n, int32_t nagg, const int32_t *agg,
+                                    const double *b, int32_t *aggptr, int32_t *members,
+                                    int32_t *trowptr, int32_t *tcolind, double *tval, double *bc);
+coal_status coal_amg_smooth_cuda(coal_ctx ctx, int32_t n, const int32_t *rowptr,
+                                 const int32_t *colind, double *val, const double *dinv,
+                                 const int32_t *agg, const double *tval, double omega);
+coal_status coal_amg_cheb_step_cuda(coal_mat A, int64_t k, double c1, double c2, const double *dinv,
+                                    const double *rin, double *rout, const double *dprev,
+                                    double *dnew, const double *xin, double *xout);
 
 #ifdef __cplusplus
 }

@@ -325,3 +325,11 @@ coal_status coal_mat_multiply(coal_mat A, coal_mat B, coal_mat *C) {
 coal_status coal_mat_ptap(coal_mat A, coal_mat P, coal_mat *C) {
   return multiply(COAL_PRODUCT_PTAP, A, P, C);
 }
+
+coal_status coal_mat_transpose_backend(coal_mat P, coal_mat *Pt) {
+  if (!P || !Pt) return COAL_ERR_ARG;
+  const coal_backend_ops *ops = coal_backend(P->ctx);
+  if (!ops->spgemm.transpose) return coal_mat_transpose(P, Pt);
+  COAL_CALL(ops->mat.prepare(P));
+  return ops->spgemm.transpose(P, Pt);
+}

@@ -74,6 +74,10 @@ struct coal_spgemm_s {
   uint64_t p_state;                    /* P->state when Pt's values were taken */
 };
 
+/* Pt = P^T made where P's current copy lives: by the backend's transpose where it has one (the
+ * GPU: Pt device-only, no host round trip), else coal_mat_transpose on the host CSR. */
+coal_status coal_mat_transpose_backend(coal_mat P, coal_mat *Pt);
+
 /* The entries of the table's spgemm sub-table (struct coal_spgemm_ops, src/backend.h): each
  * backend's instance serves both algorithms and dispatches on p->algo (host:
  * kernels/host/spgemm_tile.c, TILE there and ROWS in spgemm_gustavson.c; CUDA:

@@ -26,7 +26,8 @@
  * diagonal (1/a_ii for Chebyshev, 1/sum_j |a_ij| for l1-Jacobi) in backend memory, and its rho
  * for Chebyshev. */
 #include "amg_impl.h"
-#include "solver_impl.h" /* coal_check_symmetric */
+#include "solver_impl.h"       /* coal_check_symmetric */
+#include "../kernels/spgemm.h" /* coal_mat_transpose_backend */
 
 #include <math.h>
 #include <string.h>
@@ -51,10 +52,10 @@ coal_status coal_amg_smoother_parse(const char *name, coal_amg_smoother *s) {
 /* ---- the setup kernels of the context's backend -------------------------------------------- */
 /* Backend memory for the setup's arrays. */
 static coal_status setup_alloc(coal_amg amg, size_t bytes, void **p) {
-  return coal_backend(amg->ctx)->mem.alloc(amg->ctx, bytes > 0 ? bytes : 1, p);
+  return coal_backend(amg->ctx)->mem.pool_alloc(amg->ctx, bytes > 0 ? bytes : 1, p);
 }
 static void setup_release(coal_amg amg, void *p) {
-  if (p) coal_backend(amg->ctx)->mem.release(amg->ctx, p);
+  if (p) coal_backend(amg->ctx)->mem.pool_release(amg->ctx, p);
 }
 /* x = v on n doubles of backend memory (the backend's vector operation). */
 static coal_status lin_fill(coal_amg amg, int64_t n, double v, double *x) {
@@ -65,6 +66,8 @@ static coal_status lin_fill(coal_amg amg, int64_t n, double v, double *x) {
 static void hierarchy_free(coal_amg amg) {
   coal_amg_blocks_free(amg);
   coal_amg_coarse_free(amg);
+  if (amg->A64) amg->lev[0].A = NULL;
+  coal_mat_destroy(&amg->A64);
   for (int l = 0; l < COAL_AMG_MAX_LEVELS; l++) {
     coal_amg_level *L = &amg->lev[l];
     if (l > 0) coal_mat_destroy(&L->A);
@@ -176,97 +179,116 @@ static coal_status check_matrix(coal_amg amg) {
   coal_mat A = amg->A;
   COAL_CHECK(ctx, A->nrows == A->ncols, COAL_ERR_ARG, "AMG needs a square matrix; A is %d x %d",
              A->nrows, A->ncols);
-  COAL_CHECK(ctx, A->dtype == COAL_F64, COAL_ERR_UNSUPPORTED,
-             "AMG runs in fp64; convert A with coal_mat_convert");
-  COAL_CHECK(ctx, ctx->backend == COAL_BACKEND_HOST, COAL_ERR_UNSUPPORTED,
-             "the AMG setup runs on the host backend only so far (its CUDA kernels are not "
-             "written yet)");
-  COAL_CALL(coal_check_symmetric(A, "A"));
-  return coal_mat_host(A);
+  return coal_check_symmetric(A, "A");
+}
+
+/* Level l's CSR in backend memory (made current there first). */
+static coal_status level_csr(coal_mat A, const int32_t **rp, const int32_t **ci, const double **v) {
+  void *vv = NULL;
+  COAL_CALL(coal_backend(A->ctx)->mat.csr(A, rp, ci, &vv));
+  *v = (const double *)vv;
+  return COAL_SUCCESS;
+}
+
+/* One int32 of backend memory on the host (a total at the end of a scan). */
+static coal_status fetch_i32(coal_amg amg, const int32_t *src, int32_t *dst) {
+  return coal_backend(amg->ctx)->mem.download(amg->ctx, dst, src, sizeof *dst);
+}
+
+/* A new matrix over CSR arrays of the setup (setup_alloc'd): the matrix owns them. */
+static coal_status wrap(coal_amg amg, int32_t nrows, int32_t ncols, int64_t nnz, int32_t **rp,
+                        int32_t **ci, double **v, coal_mat *M) {
+  coal_status st = coal_backend(amg->ctx)->mat.wrap(amg->ctx, nrows, ncols, nnz, *rp, *ci, *v, M);
+  *rp = *ci = NULL, *v = NULL; /* owned by M, or released by the failed wrap */
+  return st;
 }
 
 /* One coarsening step from level l (diag and jd = 1/diag in backend memory): levels l+1 and
  * P, R, rho of level l; *stalled = 1 (and nothing made) when the aggregates would keep more
- * than COAL_AMG_STALL of the rows. */
+ * than COAL_AMG_STALL of the rows. Every array lives in the backend's memory; what comes to the
+ * host is the totals (m, nagg) and the MIS's round counts. */
 static coal_status coarsen(coal_amg amg, int l, const double *diag, const double *jd, double **b,
                            double *scratch, int *stalled, double *t) {
   coal_ctx ctx = amg->ctx;
+  const coal_amg_ops *ops = &coal_backend(ctx)->amg;
   coal_amg_level *L = &amg->lev[l];
   coal_mat A = L->A, T = NULL, AF = NULL, AT = NULL, Ac = NULL;
   coal_spgemm prod = NULL;
   const int32_t n = A->nrows;
-  const double *av = (const double *)A->values;
+  const int32_t *arp = NULL, *aci = NULL;
+  const double *av = NULL;
   int32_t *srp = NULL, *sci = NULL, *agg = NULL, *aggptr = NULL, *members = NULL, *trp = NULL;
   int32_t *tci = NULL, *frp = NULL, *fci = NULL;
   double *sval = NULL, *tval = NULL, *fval = NULL, *bc = NULL;
   uint64_t *state = NULL, *low = NULL;
-  int32_t nagg = 0;
+  int32_t nagg = 0, m = 0;
   coal_status st;
   *stalled = 0;
+  COAL_CALL(level_csr(A, &arp, &aci, &av));
   /* 2. strength */
   COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(int32_t) * ((size_t)n + 1), (void **)&srp), done);
-  COAL_CALL_GOTO(
-      st, coal_amg_strength_count_host(ctx, n, A->rowptr, A->colind, av, diag, amg->theta, srp),
-      done);
-  const int32_t m = srp[n];
+  COAL_CALL_GOTO(st, ops->strength_count(ctx, n, arp, aci, av, diag, amg->theta, srp), done);
+  COAL_CALL_GOTO(st, fetch_i32(amg, srp + n, &m), done);
+  if (m < 0 || (int64_t)m + n > INT32_MAX) {
+    st = COAL_ERROR(ctx, COAL_ERR_OVERFLOW, "AMG strength graph of level %d beyond 2^31-1 entries",
+                    l);
+    goto done;
+  }
   COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(int32_t) * (size_t)m, (void **)&sci), done);
   COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(double) * (size_t)m, (void **)&sval), done);
-  COAL_CALL_GOTO(st,
-                 coal_amg_strength_fill_host(ctx, n, A->rowptr, A->colind, av, diag, amg->theta,
-                                             srp, sci, sval),
+  COAL_CALL_GOTO(st, ops->strength_fill(ctx, n, arp, aci, av, diag, amg->theta, srp, sci, sval),
                  done);
-  /* A_F: its arrays go to the matrix object (host CSR of a host context) */
-  COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * ((size_t)n + 1), (void **)&frp), done);
-  COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * ((size_t)m + n), (void **)&fci), done);
-  COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(double) * ((size_t)m + n), (void **)&fval), done);
-  COAL_CALL_GOTO(
-      st, coal_amg_filter_host(ctx, n, A->rowptr, A->colind, av, *b, srp, sci, frp, fci, fval),
-      done);
-  st = coal_mat_wrap_csr(ctx, n, n, frp, fci, fval, COAL_F64, &AF);
-  frp = fci = NULL, fval = NULL; /* owned by AF, or freed by the failed wrap */
-  if (st) goto done;
+  /* A_F: its arrays go to the matrix object */
+  COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(int32_t) * ((size_t)n + 1), (void **)&frp), done);
+  COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(int32_t) * ((size_t)m + n), (void **)&fci), done);
+  COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(double) * ((size_t)m + n), (void **)&fval), done);
+  COAL_CALL_GOTO(st, ops->filter(ctx, n, arp, aci, av, *b, srp, sci, frp, fci, fval), done);
+  COAL_CALL_GOTO(st, wrap(amg, n, n, (int64_t)m + n, &frp, &fci, &fval, &AF), done);
   phase_add(amg, COAL_AMG_PHASE_STRENGTH, t);
   /* 3. aggregates */
   COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(uint64_t) * (size_t)n, (void **)&state), done);
   COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(uint64_t) * (size_t)n, (void **)&low), done);
   COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(int32_t) * (size_t)n, (void **)&agg), done);
-  COAL_CALL_GOTO(st, coal_amg_mis2_host(ctx, n, srp, sci, state, low, &L->mis_rounds), done);
-  COAL_CALL_GOTO(st, coal_amg_aggregate_host(ctx, n, srp, sci, sval, state, agg, &nagg), done);
+  COAL_CALL_GOTO(st, ops->mis2(ctx, n, srp, sci, state, low, &L->mis_rounds), done);
+  COAL_CALL_GOTO(st, ops->aggregate(ctx, n, srp, sci, sval, state, agg, &nagg), done);
   phase_add(amg, COAL_AMG_PHASE_AGGREGATE, t);
   if (nagg == 0 || (double)nagg > COAL_AMG_STALL * (double)n) {
     *stalled = 1;
     st = COAL_SUCCESS;
     goto done;
   }
-  /* 4. T: its arrays go to the matrix object (host CSR of a host context) */
+  /* 4. T: its arrays go to the matrix object */
   COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(int32_t) * ((size_t)nagg + 1), (void **)&aggptr),
                  done);
   COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(int32_t) * (size_t)n, (void **)&members), done);
   COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(double) * (size_t)nagg, (void **)&bc), done);
-  COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * ((size_t)n + 1), (void **)&trp), done);
-  COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * (size_t)n, (void **)&tci), done);
-  COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(double) * (size_t)n, (void **)&tval), done);
-  COAL_CALL_GOTO(
-      st, coal_amg_tentative_host(ctx, n, nagg, agg, *b, aggptr, members, trp, tci, tval, bc),
-      done);
-  st = coal_mat_wrap_csr(ctx, n, nagg, trp, tci, tval, COAL_F64, &T);
-  trp = tci = NULL, tval = NULL; /* owned by T, or freed by the failed wrap */
-  if (st) goto done;
-  phase_add(amg, COAL_AMG_PHASE_TENTATIVE, t);
-  /* 5. rho(D^-1 A) */
-  COAL_CALL_GOTO(st, coal_amg_lanczos_rho(amg, A, jd, amg->lanczos_steps, scratch, &L->rho), done);
-  phase_add(amg, COAL_AMG_PHASE_RHO, t);
-  /* 6. P = (I - omega D^-1 A_F) T over the pattern of A_F T, and R = P^T */
-  COAL_CALL_GOTO(st, coal_spgemm_create(COAL_PRODUCT_AB, AF, T, &prod, &AT), done);
-  coal_spgemm_destroy(&prod);
-  COAL_CALL_GOTO(st, coal_mat_host(AT), done);
-  COAL_CALL_GOTO(st,
-                 coal_amg_smooth_host(ctx, n, AT->rowptr, AT->colind, (double *)AT->values, jd, agg,
-                                      (const double *)T->values, 4.0 / (3.0 * L->rho)),
+  COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(int32_t) * ((size_t)n + 1), (void **)&trp), done);
+  COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(int32_t) * (size_t)n, (void **)&tci), done);
+  COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(double) * (size_t)n, (void **)&tval), done);
+  COAL_CALL_GOTO(st, ops->tentative(ctx, n, nagg, agg, *b, aggptr, members, trp, tci, tval, bc),
                  done);
-  coal_mat_invalidate(AT);
+  {
+    const double *tv = tval; /* T's values, read by the smoothing below */
+    COAL_CALL_GOTO(st, wrap(amg, n, nagg, n, &trp, &tci, &tval, &T), done);
+    tval = NULL;
+    phase_add(amg, COAL_AMG_PHASE_TENTATIVE, t);
+    /* 5. rho(D^-1 A) */
+    COAL_CALL_GOTO(st, coal_amg_lanczos_rho(amg, A, jd, amg->lanczos_steps, scratch, &L->rho),
+                   done);
+    phase_add(amg, COAL_AMG_PHASE_RHO, t);
+    /* 6. P = (I - omega D^-1 A_F) T over the pattern of A_F T, in place where the product
+     * left it, and R = P^T made there too */
+    COAL_CALL_GOTO(st, coal_spgemm_create(COAL_PRODUCT_AB, AF, T, &prod, &AT), done);
+    coal_spgemm_destroy(&prod);
+    const int32_t *prp = NULL, *pci = NULL;
+    void *pv = NULL;
+    COAL_CALL_GOTO(st, coal_backend(ctx)->mat.csr(AT, &prp, &pci, &pv), done);
+    COAL_CALL_GOTO(
+        st, ops->smooth(ctx, n, prp, pci, (double *)pv, jd, agg, tv, 4.0 / (3.0 * L->rho)), done);
+  }
+  coal_backend(ctx)->mat.values_changed(AT);
   L->P = AT, AT = NULL;
-  COAL_CALL_GOTO(st, coal_mat_transpose(L->P, &L->R), done);
+  COAL_CALL_GOTO(st, coal_mat_transpose_backend(L->P, &L->R), done);
   phase_add(amg, COAL_AMG_PHASE_SMOOTH, t);
   /* 7. A_c = P^T A P */
   COAL_CALL_GOTO(st, coal_spgemm_create(COAL_PRODUCT_PTAP, A, L->P, &prod, &Ac), done);
@@ -281,9 +303,9 @@ done:
   coal_mat_destroy(&T);
   coal_mat_destroy(&AF);
   coal_mat_destroy(&AT);
-  coal_free(trp), coal_free(tci), coal_free(tval), coal_free(frp), coal_free(fci), coal_free(fval);
-  void *tmp[] = {srp, sci, sval, state, low, agg, aggptr, members, bc};
-  for (int i = 0; i < 9; i++) setup_release(amg, tmp[i]);
+  void *tmp[] = {srp, sci, sval, state, low, agg, aggptr, members,
+                 bc,  trp, tci,  tval,  frp, fci, fval};
+  for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) setup_release(amg, tmp[i]);
   return st;
 }
 
@@ -292,18 +314,20 @@ done:
 static coal_status level_setup(coal_amg amg, int l, double **b, double *scratch, int *last,
                                double *t) {
   coal_ctx ctx = amg->ctx;
+  const coal_amg_ops *ops = &coal_backend(ctx)->amg;
   coal_amg_level *L = &amg->lev[l];
   coal_mat A = L->A;
   const int32_t n = A->nrows;
-  const double *av = (const double *)A->values;
+  const int32_t *arp = NULL, *aci = NULL;
+  const double *av = NULL;
   double *diag = NULL, *jd = NULL;
   int64_t bad = -1;
   coal_status st;
-  COAL_CALL_GOTO(st, coal_mat_host(A), done);
+  COAL_CALL(level_csr(A, &arp, &aci, &av));
   COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(double) * (size_t)n, (void **)&diag), done);
   COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(double) * (size_t)n, (void **)&jd), done);
-  COAL_CALL_GOTO(st, coal_amg_diagonal_host(ctx, n, A->rowptr, A->colind, av, diag), done);
-  COAL_CALL_GOTO(st, coal_amg_dinv_host(ctx, n, A->rowptr, A->colind, av, 0, jd, &bad), done);
+  COAL_CALL_GOTO(st, ops->diagonal(ctx, n, arp, aci, av, diag), done);
+  COAL_CALL_GOTO(st, ops->dinv(ctx, n, arp, aci, av, 0, jd, &bad), done);
   if (bad >= 0) {
     double d = 0.0;
     COAL_CALL_GOTO(st, coal_backend(ctx)->mem.download(ctx, &d, jd + bad, sizeof(double)), done);
@@ -336,8 +360,7 @@ static coal_status level_setup(coal_amg amg, int l, double **b, double *scratch,
     L->dinv = jd, jd = NULL;
   } else {
     COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(double) * (size_t)n, (void **)&L->dinv), done);
-    COAL_CALL_GOTO(st, coal_amg_dinv_host(ctx, n, A->rowptr, A->colind, av, 1, L->dinv, &bad),
-                   done);
+    COAL_CALL_GOTO(st, ops->dinv(ctx, n, arp, aci, av, 1, L->dinv, &bad), done);
   }
   phase_add(amg, COAL_AMG_PHASE_OTHER, t);
 done:
@@ -378,7 +401,10 @@ coal_status coal_amg_setup(coal_amg amg) {
   coal_status st = check_matrix(amg);
   if (st) return st;
   phase_add(amg, COAL_AMG_PHASE_CHECK, &t);
-  amg->lev[0].A = amg->A;
+  /* the hierarchy is fp64: an fp32 A's level 0 is its fp64 copy */
+  if (amg->A->dtype != COAL_F64)
+    COAL_CALL_GOTO(st, coal_mat_convert(amg->A, COAL_F64, &amg->A64), fail);
+  amg->lev[0].A = amg->A64 ? amg->A64 : amg->A;
   amg->nlevels = 1;
   const int64_t n = amg->A->nrows;
   COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(double) * 5 * (size_t)n, (void **)&scratch), fail);

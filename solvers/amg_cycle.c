@@ -26,22 +26,23 @@
  *
  * Chebyshev of degree m on [lo, hi] (theta = (hi + lo)/2, delta = (hi - lo)/2, sigma =
  * theta/delta, rho_0 = 1/sigma), from x with r = b - A x:
- *   step 1:   d = D^-1 r / theta;                                x += d;  r -= A d
- *   step j:   rho_j = 1/(2 sigma - rho_{j-1});
- *             d = rho_j rho_{j-1} d + (2 rho_j / delta) D^-1 r;   x += d;  r -= A d
- * (the last r update only when the residual is wanted). From zero, step 1 writes x = D^-1 b /
- * theta directly and step 2 reads x as the previous direction.
- * Passes over n_l x k blocks per level and V-cycle, degree 2 (an SpMM reads its input block
- * once, gathered, and reads and writes its output when beta = 1):
- *   pre (from zero):  dscale b->t (2), x = t/theta (2), r = b (2), r -= A x (SpMM, 3),
- *                     dscale r->t (2), d = c t + c' x (3), x += d (3), r -= A d (SpMM, 3)  [20]
- *   restriction: R r (SpMM: r gathered, b' written on the coarse level)
- *   prolongation: x += P x' (SpMM, x read and written, x' gathered)                          [2]
- *   post: r = b (2), r -= A x (SpMM, 3), then two steps of dscale (2), d update (2, then 3),
- *         x += d (3), with r -= A d (SpMM, 3) between them                              [23]
- * 45 block passes, 4 SpMMs with A_l and one each with R_l and P_l (fused kernels of the GPU
- * version can halve the vector passes: docs/amg.md). l1-Jacobi, one sweep: pre dscale b->x (2), r =
- * b, r -= A x (5); post r = b, r -= A x (5), r = D^-1 r (2), x += r (3): 17 passes and 2 SpMMs. */
+ *   step 1:   d = D^-1 r / theta;                                x += d
+ *   step j:   r -= A d;  rho_j = 1/(2 sigma - rho_{j-1});
+ *             d = rho_j rho_{j-1} d + (2 rho_j / delta) D^-1 r;   x += d
+ * (and r -= A d after the last step when the residual is wanted). Each step is one fused pass of
+ * the backend (amg.cheb_step, kernels/amg.h): the product with A and the row-local updates,
+ * with the directions alternating between the D and T blocks (the pass gathers the old one).
+ * Passes over n_l x k blocks per level and V-cycle, degree 2, counting an SpMM as A plus its
+ * gathered input and its output:
+ *   pre (from zero):  step 1 (b, dinv read; d, x written), step 2 (A with d gathered; b, dinv,
+ *                     d, x read; r, d', x written), r -= A d' (SpMM)
+ *   restriction R r, prolongation x += P x' (SpMMs)
+ *   post: r = b (2), r -= A x (SpMM), step 1 (r, dinv, x read; d, x written), step 2 (A with
+ *         d gathered; r, dinv, d, x read; x written)
+ * 5 products with A_l (4 of them fused with the vector updates), one each with R_l and P_l,
+ * and about 20 block passes besides, against 45 passes and 6 products unfused. l1-Jacobi, one
+ * sweep: pre dscale b->x (2), r = b, r -= A x (5); post r = b, r -= A x (5), r = D^-1 r (2),
+ * x += r (3): 17 passes and 2 SpMMs. */
 #include "amg_impl.h"
 
 #include <math.h>
@@ -141,43 +142,36 @@ static coal_status residual(coal_amg amg, int l, int64_t k, coal_bvec b, coal_bv
 
 static coal_status chebyshev(coal_amg amg, int l, int64_t k, coal_bvec b, coal_bvec x, int zero,
                              int want_res) {
+  const coal_amg_ops *ops = &coal_backend(amg->ctx)->amg;
   coal_amg_level *L = &amg->lev[l];
-  const int64_t n = L->A->nrows, len = n * k;
-  coal_bvec r = L->view[AMG_R], d = L->view[AMG_D], t = L->view[AMG_T];
-  double *rd = (double *)r->data, *dd = (double *)d->data, *td = (double *)t->data;
-  double *xd = (double *)x->data;
+  coal_bvec r = L->view[AMG_R], dv[2] = {L->view[AMG_D], L->view[AMG_T]};
+  double *rd = (double *)r->data, *xd = (double *)x->data;
+  const double *bd = (const double *)b->data;
   const double hi = amg->cheb_hi * L->rho, lo = amg->cheb_lo * L->rho;
   const double theta = 0.5 * (hi + lo), delta = 0.5 * (hi - lo), sigma = theta / delta;
   double rho_prev = 1.0 / sigma;
-  const double *rr = (const double *)b->data; /* the current residual */
+  const double *rin = bd; /* the current residual */
   if (!zero) {
     COAL_CALL(residual(amg, l, k, b, x));
-    rr = rd;
+    rin = rd;
   }
-  coal_bvec dprev = d; /* the block holding the last direction */
-  for (int j = 1; j <= amg->degree; j++) {
-    COAL_CALL(dscale(amg, n, k, L->dinv, rr, td));
-    if (j == 1 && zero) { /* x = d_1 = D^-1 b / theta */
-      COAL_CALL(lin3(amg, len, 1.0 / theta, td, 0.0, NULL, 0.0, xd));
-      dprev = x;
-    } else if (j == 1) {
-      COAL_CALL(lin3(amg, len, 1.0 / theta, td, 0.0, NULL, 0.0, dd));
-      COAL_CALL(lin3(amg, len, 1.0, dd, 0.0, NULL, 1.0, xd));
-    } else {
-      const double rho = 1.0 / (2.0 * sigma - rho_prev), c1 = rho * rho_prev,
-                   c2 = 2.0 * rho / delta;
-      if (dprev == x) /* d = c2 t + c1 x (x holds d_1) */
-        COAL_CALL(lin3(amg, len, c2, td, c1, xd, 0.0, dd));
-      else
-        COAL_CALL(lin3(amg, len, c2, td, 0.0, NULL, c1, dd));
-      COAL_CALL(lin3(amg, len, 1.0, dd, 0.0, NULL, 1.0, xd));
-      dprev = d, rho_prev = rho;
-    }
-    if (j < amg->degree || want_res) { /* r -= A d (r = b first when it was b itself) */
-      if (rr != rd) COAL_CALL(lin3(amg, len, 1.0, (const double *)b->data, 0.0, NULL, 0.0, rd));
-      COAL_CALL(spmm(L->A, -1.0, dprev, 1.0, r));
-      rr = rd;
-    }
+  /* step 1: d = D^-1 r / theta, x += d (x = d from zero) */
+  int cur = 0; /* dv[cur] holds the last direction */
+  const int m = amg->degree;
+  COAL_CALL(ops->cheb_step(L->A, k, 0.0, 1.0 / theta, L->dinv, rin, NULL, NULL,
+                           m > 1 || want_res ? (double *)dv[0]->data : NULL, zero ? NULL : xd, xd));
+  for (int j = 2; j <= m; j++) { /* r -= A d; d = c2 D^-1 r + c1 d; x += d */
+    const double rho = 1.0 / (2.0 * sigma - rho_prev), c1 = rho * rho_prev, c2 = 2.0 * rho / delta;
+    const int keep = j < m || want_res;
+    COAL_CALL(ops->cheb_step(L->A, k, c1, c2, L->dinv, rin, keep ? rd : NULL,
+                             (const double *)dv[cur]->data,
+                             keep ? (double *)dv[1 - cur]->data : NULL, xd, xd));
+    if (keep) rin = rd, cur = 1 - cur;
+    rho_prev = rho;
+  }
+  if (want_res) { /* r -= A d (r = b first when it was b itself) */
+    if (rin != rd) COAL_CALL(lin3(amg, L->A->nrows * k, 1.0, bd, 0.0, NULL, 0.0, rd));
+    COAL_CALL(spmm(L->A, -1.0, dv[cur], 1.0, r));
   }
   return COAL_SUCCESS;
 }
@@ -295,7 +289,8 @@ coal_status coal_amg_lanczos_rho(coal_amg amg, coal_mat A, const double *dinv, i
   COAL_CALL(lin3(amg, n, 0.0, NULL, 0.0, NULL, 0.0, q0));
   int m = 0;
   for (int j = 0; j < steps; j++) {
-    COAL_CALL(coal_spmv_raw(A, COAL_SPMV_AUTO, 1.0, v1, 0.0, u));
+    /* CSR-vector: no derived format is built for an estimate of ten products */
+    COAL_CALL(coal_spmv_raw(A, COAL_SPMV_CSR_VECTOR, 1.0, v1, 0.0, u));
     COAL_CALL(dot(amg, n, v1, u, &a));
     al[m++] = a;
     if (j + 1 == steps) break;

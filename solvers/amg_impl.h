@@ -41,6 +41,7 @@ typedef struct {
 struct coal_amg_s {
   coal_mat A;
   coal_ctx ctx;
+  coal_mat A64; /* an fp32 A's fp64 copy, level 0 of the hierarchy (NULL for an fp64 A) */
   /* options */
   double theta;
   coal_amg_smoother smoother;

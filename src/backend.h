@@ -7,8 +7,8 @@
  *
  * Instances: coal_backend_host (kernels/host/backend.c) and coal_backend_cuda
  * (kernels/cuda/backend.c, compiled only with CUDA). The functions an instance points at are
- * declared in the family headers (kernels/spmv.h, spmm.h, blas.h, spgemm.h, bench.h: coal_X_host
- * and coal_X_cuda) and, for the CUDA memory, residency and context entries, in
+ * declared in the family headers (kernels/spmv.h, spmm.h, blas.h, spgemm.h, amg.h, bench.h:
+ * coal_X_host and coal_X_cuda) and, for the CUDA memory, residency and context entries, in
  * kernels/cuda/cuda_internal.h.
  *
  * Entries that may be NULL, where a backend has no version of its own (the front end then does
@@ -53,6 +53,12 @@ typedef struct coal_mem_ops {
    * memory, which is slower but correct. NULL where transfers need no page-locking (the host). */
   coal_status (*host_register)(coal_ctx ctx, void *p, size_t bytes);
   void (*host_unregister)(void *p);
+  /* Scratch and results of a setup (the AMG's): memory whose contents start undefined, from the
+   * context's stream-ordered pool where the backend has one (no device-wide wait to allocate
+   * or free), else as alloc. Memory of pool_alloc goes back through pool_release, or to a
+   * matrix made by mat.wrap, which then owns it. */
+  coal_status (*pool_alloc)(coal_ctx ctx, size_t bytes, void **p);
+  void (*pool_release)(coal_ctx ctx, void *p);
 } coal_mem_ops;
 
 /* ---- matrix residency: make device copies current / drop them ---------------------------- */
@@ -65,6 +71,21 @@ typedef struct coal_mat_ops {
   /* Drops the backend's derived formats of A that hold values (FastLoad, Swift); keeps the CSR
    * copy and the structure-only arrays. Nothing to do without a device copy. */
   void (*drop_formats)(coal_mat A);
+  /* A new fp64 matrix (nrows x ncols, nnz entries) that owns the CSR arrays rowptr, colind and
+   * values: backend memory from mem.pool_alloc, sorted unique columns in each row (not checked),
+   * written in order before later work on the context's stream. The backend's copy is the
+   * current one (a CUDA matrix is device-only until coal_mat_host). On failure the arrays are
+   * released and *A is NULL. */
+  coal_status (*wrap)(coal_ctx ctx, int32_t nrows, int32_t ncols, int64_t nnz, int32_t *rowptr,
+                      int32_t *colind, double *values, coal_mat *A);
+  /* The backend's CSR arrays of A, made current first (prepare): pointers that stay valid until
+   * A is released or destroyed. Any output may be NULL. */
+  coal_status (*csr)(coal_mat A, const int32_t **rowptr, const int32_t **colind, void **values);
+  /* The backend's values of A were rewritten in place (by a setup kernel; structure unchanged):
+   * the backend's copy becomes the current one, formats that hold values are dropped and
+   * A->state is bumped (coal_mat_invalidate on the host, coal_mat_device_values_changed on a
+   * device). */
+  void (*values_changed)(coal_mat A);
 } coal_mat_ops;
 
 /* ---- kernel selection for COAL_SPMV_AUTO / COAL_SPMM_AUTO --------------------------------- *
@@ -254,6 +275,42 @@ typedef struct coal_blas_ops {
   coal_status (*vec_norms)(coal_ctx ctx, int64_t n, const double *x, double s, double *out);
 } coal_blas_ops;
 
+/* ---- setup kernels of smoothed-aggregation AMG (kernels/amg.h, solvers/amg.c) ------------- *
+ * Every entry has the arguments of its host twin coal_amg_X_host in kernels/amg.h, where the
+ * results are defined; arrays are in the backend's memory, scalars that the caller needs at once
+ * (*bad, *rounds, *nagg) on the host. The CUDA twins (kernels/cuda/amg_*.cu) give the same
+ * integers and the same bits; cheb_step, a product, agrees to rounding. */
+typedef struct coal_amg_ops {
+  coal_status (*diagonal)(coal_ctx ctx, int32_t n, const int32_t *rowptr, const int32_t *colind,
+                          const double *val, double *diag);
+  coal_status (*dinv)(coal_ctx ctx, int32_t n, const int32_t *rowptr, const int32_t *colind,
+                      const double *val, int l1, double *dinv, int64_t *bad);
+  coal_status (*strength_count)(coal_ctx ctx, int32_t n, const int32_t *rowptr,
+                                const int32_t *colind, const double *val, const double *diag,
+                                double theta, int32_t *srowptr);
+  coal_status (*strength_fill)(coal_ctx ctx, int32_t n, const int32_t *rowptr,
+                               const int32_t *colind, const double *val, const double *diag,
+                               double theta, const int32_t *srowptr, int32_t *scolind,
+                               double *sval);
+  coal_status (*filter)(coal_ctx ctx, int32_t n, const int32_t *rowptr, const int32_t *colind,
+                        const double *val, const double *b, const int32_t *srowptr,
+                        const int32_t *scolind, int32_t *frowptr, int32_t *fcolind, double *fval);
+  coal_status (*mis2)(coal_ctx ctx, int32_t n, const int32_t *srowptr, const int32_t *scolind,
+                      uint64_t *state, uint64_t *low, int *rounds);
+  coal_status (*aggregate)(coal_ctx ctx, int32_t n, const int32_t *srowptr, const int32_t *scolind,
+                           const double *sval, const uint64_t *state, int32_t *agg, int32_t *nagg);
+  coal_status (*tentative)(coal_ctx ctx, int32_t n, int32_t nagg, const int32_t *agg,
+                           const double *b, int32_t *aggptr, int32_t *members, int32_t *trowptr,
+                           int32_t *tcolind, double *tval, double *bc);
+  coal_status (*smooth)(coal_ctx ctx, int32_t n, const int32_t *rowptr, const int32_t *colind,
+                        double *val, const double *dinv, const int32_t *agg, const double *tval,
+                        double omega);
+  /* the cycle's fused Chebyshev step (coal_amg_cheb_step_host: the results to rounding) */
+  coal_status (*cheb_step)(coal_mat A, int64_t k, double c1, double c2, const double *dinv,
+                           const double *rin, double *rout, const double *dprev, double *dnew,
+                           const double *xin, double *xout);
+} coal_amg_ops;
+
 /* ---- benchmark support (`coalesce bench`, the probes) ------------------------------------- *
  * Front ends with the public names (coal_bench_time, coal_cusparse_spmv_create, ...:
  * kernels/bench.c, declared in kernels/bench.h, where the meaning of each is documented) check
@@ -304,6 +361,7 @@ typedef struct coal_backend_ops {
   coal_spmv_fn spmv[COAL_SPMV_NKERNELS]; /* indexed by coal_spmv_kernel; [AUTO] unused */
   coal_spmm_fn spmm[COAL_SPMM_NKERNELS]; /* indexed by coal_spmm_kernel; [AUTO] unused */
   coal_spgemm_ops spgemm;
+  coal_amg_ops amg;
   coal_blas_ops blas;
   coal_bench_ops bench;
 } coal_backend_ops;

@@ -403,7 +403,10 @@ const char *coal_amg_smoother_name(coal_amg_smoother s);
 /* Parses "chebyshev" / "l1-jacobi". */
 coal_status coal_amg_smoother_parse(const char *name, coal_amg_smoother *s);
 
-/* A must outlive the object (and keep its values: after coal_mat_set_values, set up again). */
+/* A must outlive the object (and keep its values: after coal_mat_set_values, set up again). A
+ * square, symmetric matrix with a positive diagonal, fp64 or fp32 (an fp32 A gets an fp64
+ * hierarchy, built from an fp64 copy of A that the object keeps). The setup runs on A's backend
+ * (every step on the GPU for a CUDA context). The blocks of apply are fp64. */
 coal_status coal_amg_create(coal_mat A, coal_amg *amg);
 coal_status coal_amg_destroy(coal_amg *amg);
 /* Strength threshold, 0 <= theta < 1 (default COAL_AMG_DEFAULT_THETA). */

@@ -18,7 +18,8 @@
  *     matrix, pivoted factor) converges on a consistent right-hand side; a stalled coarsening
  *     too large for the dense factor still converges;
  *   - the hierarchy is kept across solves and rebuilt after new values;
- *   - bad input: not square, not symmetric, non-positive diagonal, fp32, bad options, apply
+ *   - an fp32 matrix gets an fp64 hierarchy from its copy, and a positive cycle;
+ *   - bad input: not square, not symmetric, non-positive diagonal, bad options, apply
  *     before setup or after new values, overlapping or mismatched blocks. */
 #include "amg_impl.h"
 #include "check.h"
@@ -345,6 +346,187 @@ static void check_filter(const char *name, coal_mat A, double theta) {
   csr_free(&a);
 }
 
+#ifdef TEST_CUDA
+/* ---- the CUDA twins against the host twins, bit for bit ------------------------------------ */
+/* Backend (device) copies of host arrays, poisoned outputs, and the comparison. */
+static void *dev_copy(const void *h, size_t bytes) {
+  void *d = NULL;
+  CHECK_OK(ctx, coal_backend(ctx)->mem.alloc(ctx, bytes ? bytes : 1, &d));
+  if (bytes) CHECK_OK(ctx, coal_backend(ctx)->mem.upload(ctx, d, h, bytes));
+  return d;
+}
+static void *dev_poisoned(size_t bytes) { /* all bits set: NaN doubles, -1 integers */
+  unsigned char *h = malloc(bytes + 1);
+  memset(h, 0xff, bytes + 1);
+  void *d = dev_copy(h, bytes);
+  free(h);
+  return d;
+}
+static int dev_same(const void *d, const void *h, size_t bytes) {
+  if (!bytes) return 1;
+  unsigned char *x = malloc(bytes);
+  CHECK_OK(ctx, coal_backend(ctx)->mem.download(ctx, x, d, bytes));
+  int same = !memcmp(x, h, bytes);
+  free(x);
+  return same;
+}
+static void dev_free(void *d) { coal_backend(ctx)->mem.release(ctx, d); }
+
+/* Every setup kernel of the context's backend (the GPU) against coal_amg_X_host on A's CSR at
+ * strength threshold theta: diagonal, both inverse diagonals, strength count and fill, filter,
+ * MIS-2 (state and rounds), aggregates, T and the lists, smoothing. */
+static void twin_case(const char *name, const csr *a, double theta) {
+  const coal_amg_ops *ops = &coal_backend(ctx)->amg;
+  const int32_t n = a->n, nnz = a->rp[n];
+  const size_t dn = sizeof(double) * (size_t)n, in1 = sizeof(int32_t) * ((size_t)n + 1);
+  int32_t *rp = dev_copy(a->rp, in1), *ci = dev_copy(a->ci, sizeof(int32_t) * (size_t)nnz);
+  double *v = dev_copy(a->v, sizeof(double) * (size_t)nnz);
+  double *diag = malloc(dn + 8), *dinv = malloc(dn + 8), *b = malloc(dn + 8);
+  uint64_t seed = 77 + (uint64_t)n;
+  for (int32_t i = 0; i < n; i++) b[i] = 0.5 + 0.5 * (urand(&seed) + 1.0); /* in [0.5, 1.5] */
+  CHECK_OK(ctx, coal_amg_diagonal_host(ctx, n, a->rp, a->ci, a->v, diag));
+  double *d_diag = dev_poisoned(dn);
+  CHECK_OK(ctx, ops->diagonal(ctx, n, rp, ci, v, d_diag));
+  CHECK(dev_same(d_diag, diag, dn), "%s: diagonal twins differ", name);
+  for (int l1 = 0; l1 < 2; l1++) {
+    int64_t bad = -7, dbad = -7;
+    CHECK_OK(ctx, coal_amg_dinv_host(ctx, n, a->rp, a->ci, a->v, l1, dinv, &bad));
+    double *d_dinv = dev_poisoned(dn);
+    CHECK_OK(ctx, ops->dinv(ctx, n, rp, ci, v, l1, d_dinv, &dbad));
+    CHECK(dbad == bad && dev_same(d_dinv, dinv, dn), "%s: dinv (l1 %d) twins differ", name, l1);
+    dev_free(d_dinv);
+  }
+  /* strength */
+  int32_t *srp = malloc(in1);
+  CHECK_OK(ctx, coal_amg_strength_count_host(ctx, n, a->rp, a->ci, a->v, diag, theta, srp));
+  const int32_t m = srp[n];
+  int32_t *d_srp = dev_poisoned(in1);
+  CHECK_OK(ctx, ops->strength_count(ctx, n, rp, ci, v, d_diag, theta, d_srp));
+  CHECK(dev_same(d_srp, srp, in1), "%s theta %g: strength counts differ", name, theta);
+  int32_t *sci = malloc(sizeof(int32_t) * ((size_t)m + 1));
+  double *sval = malloc(sizeof(double) * ((size_t)m + 1));
+  CHECK_OK(ctx,
+           coal_amg_strength_fill_host(ctx, n, a->rp, a->ci, a->v, diag, theta, srp, sci, sval));
+  int32_t *d_sci = dev_poisoned(sizeof(int32_t) * (size_t)m);
+  double *d_sval = dev_poisoned(sizeof(double) * (size_t)m);
+  CHECK_OK(ctx, ops->strength_fill(ctx, n, rp, ci, v, d_diag, theta, d_srp, d_sci, d_sval));
+  CHECK(dev_same(d_sci, sci, sizeof(int32_t) * (size_t)m) &&
+            dev_same(d_sval, sval, sizeof(double) * (size_t)m),
+        "%s theta %g: strength graphs differ", name, theta);
+  /* filter */
+  {
+    const size_t fm = (size_t)m + (size_t)n;
+    int32_t *frp = malloc(in1), *fci = malloc(sizeof(int32_t) * (fm + 1));
+    double *fv = malloc(sizeof(double) * (fm + 1));
+    CHECK_OK(ctx, coal_amg_filter_host(ctx, n, a->rp, a->ci, a->v, b, srp, sci, frp, fci, fv));
+    double *d_b = dev_copy(b, dn);
+    int32_t *d_frp = dev_poisoned(in1), *d_fci = dev_poisoned(sizeof(int32_t) * fm);
+    double *d_fv = dev_poisoned(sizeof(double) * fm);
+    CHECK_OK(ctx, ops->filter(ctx, n, rp, ci, v, d_b, d_srp, d_sci, d_frp, d_fci, d_fv));
+    CHECK(dev_same(d_frp, frp, in1) && dev_same(d_fci, fci, sizeof(int32_t) * fm) &&
+              dev_same(d_fv, fv, sizeof(double) * fm),
+          "%s theta %g: filtered matrices differ", name, theta);
+    dev_free(d_b), dev_free(d_frp), dev_free(d_fci), dev_free(d_fv);
+    free(frp), free(fci), free(fv);
+  }
+  /* MIS-2 and aggregates */
+  const size_t un = sizeof(uint64_t) * (size_t)n, an = sizeof(int32_t) * (size_t)n;
+  uint64_t *state = malloc(un + 8), *low = malloc(un + 8);
+  int rounds = -1, drounds = -2;
+  CHECK_OK(ctx, coal_amg_mis2_host(ctx, n, srp, sci, state, low, &rounds));
+  uint64_t *d_state = dev_poisoned(un), *d_low = dev_poisoned(un);
+  CHECK_OK(ctx, ops->mis2(ctx, n, d_srp, d_sci, d_state, d_low, &drounds));
+  CHECK(drounds == rounds && dev_same(d_state, state, un), "%s theta %g: MIS-2 differs (%d/%d)",
+        name, theta, drounds, rounds);
+  int32_t *agg = malloc(an + 4), nagg = -1, dnagg = -2;
+  CHECK_OK(ctx, coal_amg_aggregate_host(ctx, n, srp, sci, sval, state, agg, &nagg));
+  int32_t *d_agg = dev_poisoned(an);
+  CHECK_OK(ctx, ops->aggregate(ctx, n, d_srp, d_sci, d_sval, d_state, d_agg, &dnagg));
+  CHECK(dnagg == nagg && dev_same(d_agg, agg, an), "%s theta %g: aggregates differ", name, theta);
+  /* T, the lists, bc; then the smoothing over A's pattern (as if it were A_F T) */
+  if (nagg > 0) {
+    const size_t gn = sizeof(int32_t) * ((size_t)nagg + 1), bn = sizeof(double) * (size_t)nagg;
+    int32_t *aptr = malloc(gn), *mem = malloc(an + 4), *trp = malloc(in1), *tci = malloc(an + 4);
+    double *tv = malloc(dn + 8), *bc = malloc(bn + 8);
+    CHECK_OK(ctx, coal_amg_tentative_host(ctx, n, nagg, agg, b, aptr, mem, trp, tci, tv, bc));
+    double *d_b = dev_copy(b, dn), *d_tv = dev_poisoned(dn), *d_bc = dev_poisoned(bn);
+    int32_t *d_aptr = dev_poisoned(gn), *d_mem = dev_poisoned(an), *d_trp = dev_poisoned(in1),
+            *d_tci = dev_poisoned(an);
+    CHECK_OK(ctx,
+             ops->tentative(ctx, n, nagg, d_agg, d_b, d_aptr, d_mem, d_trp, d_tci, d_tv, d_bc));
+    CHECK(dev_same(d_aptr, aptr, gn) && dev_same(d_mem, mem, an) && dev_same(d_trp, trp, in1) &&
+              dev_same(d_tci, tci, an) && dev_same(d_tv, tv, dn) && dev_same(d_bc, bc, bn),
+          "%s theta %g: tentative prolongators differ", name, theta);
+    double *sv = malloc(sizeof(double) * ((size_t)nnz + 1));
+    memcpy(sv, a->v, sizeof(double) * (size_t)nnz);
+    CHECK_OK(ctx, coal_amg_dinv_host(ctx, n, a->rp, a->ci, a->v, 0, dinv, &(int64_t){0}));
+    double *d_dinv = dev_copy(dinv, dn), *d_sv = dev_copy(sv, sizeof(double) * (size_t)nnz);
+    CHECK_OK(ctx, coal_amg_smooth_host(ctx, n, a->rp, a->ci, sv, dinv, agg, tv, 0.61));
+    CHECK_OK(ctx, ops->smooth(ctx, n, rp, ci, d_sv, d_dinv, d_agg, d_tv, 0.61));
+    CHECK(dev_same(d_sv, sv, sizeof(double) * (size_t)nnz), "%s theta %g: smoothing differs", name,
+          theta);
+    dev_free(d_b), dev_free(d_tv), dev_free(d_bc), dev_free(d_aptr), dev_free(d_mem);
+    dev_free(d_trp), dev_free(d_tci), dev_free(d_dinv), dev_free(d_sv);
+    free(aptr), free(mem), free(trp), free(tci), free(tv), free(bc), free(sv);
+  }
+  dev_free(rp), dev_free(ci), dev_free(v), dev_free(d_diag), dev_free(d_srp), dev_free(d_sci);
+  dev_free(d_sval), dev_free(d_state), dev_free(d_low), dev_free(d_agg);
+  free(diag), free(dinv), free(b), free(srp), free(sci), free(sval), free(state), free(low);
+  free(agg);
+}
+
+/* The fused Chebyshev step of the GPU against the host twin on A, k columns, every variant the
+ * cycle uses (no dprev, rout and dnew dropped, in place), outputs poisoned. */
+static void twin_cheb(const char *name, coal_mat A, int64_t k) {
+  const coal_amg_ops *ops = &coal_backend(ctx)->amg;
+  CHECK_OK(ctx, coal_mat_host(A));
+  const int64_t n = A->nrows, len = n * k;
+  const size_t bytes = sizeof(double) * (size_t)(len > 0 ? len : 1);
+  double *h[6], *dinv = malloc(sizeof(double) * (size_t)(n + 1));
+  uint64_t seed = 91 + (uint64_t)k;
+  for (int a = 0; a < 6; a++) {
+    h[a] = malloc(bytes);
+    for (int64_t e = 0; e < len; e++) h[a][e] = urand(&seed);
+  }
+  for (int64_t i = 0; i < n; i++) dinv[i] = 0.5 + 0.25 * (urand(&seed) + 1.0);
+  double *d_dinv = dev_copy(dinv, sizeof(double) * (size_t)n);
+  for (int variant = 0; variant < 3; variant++) {
+    /* 0: all terms, separate outputs; 1: no dprev, x from zero; 2: rin = rout, xin = xout */
+    double *rin = h[0], *dprev = variant == 1 ? NULL : h[1], *xin = variant == 1 ? NULL : h[2];
+    double *rout = malloc(bytes), *dnew = malloc(bytes), *xout = malloc(bytes);
+    double *g_rin = dev_copy(rin, bytes), *g_dprev = dprev ? dev_copy(dprev, bytes) : NULL;
+    double *g_xin = xin ? dev_copy(xin, bytes) : NULL;
+    double *g_rout = variant == 2 ? g_rin : dev_poisoned(bytes), *g_dnew = dev_poisoned(bytes);
+    double *g_xout = variant == 2 ? g_xin : dev_poisoned(bytes);
+    CHECK_OK(ctx,
+             coal_amg_cheb_step_host(A, k, 0.37, 1.21, dinv, rin, rout, dprev, dnew, xin, xout));
+    CHECK_OK(ctx, ops->cheb_step(A, k, 0.37, 1.21, d_dinv, g_rin, g_rout, g_dprev, g_dnew, g_xin,
+                                 g_xout));
+    double *got[3] = {malloc(bytes), malloc(bytes), malloc(bytes)}, err = 0, mx = 0;
+    CHECK_OK(ctx, coal_backend(ctx)->mem.download(ctx, got[0], g_rout, bytes));
+    CHECK_OK(ctx, coal_backend(ctx)->mem.download(ctx, got[1], g_dnew, bytes));
+    CHECK_OK(ctx, coal_backend(ctx)->mem.download(ctx, got[2], g_xout, bytes));
+    const double *want[3] = {rout, dnew, xout};
+    for (int o = 0; o < 3; o++)
+      for (int64_t e = 0; e < len; e++) {
+        err = fmax(err, fabs(got[o][e] - want[o][e]));
+        mx = fmax(mx, fabs(want[o][e]));
+        if (got[o][e] != got[o][e]) err = INFINITY; /* NaN: an entry left unwritten */
+      }
+    CHECK(err <= 1e-13 * (mx + 1.0), "%s k %lld variant %d: Chebyshev steps differ by %g", name,
+          (long long)k, variant, err);
+    if (variant != 2) dev_free(g_rout), dev_free(g_xout);
+    dev_free(g_rin), dev_free(g_dnew);
+    if (g_dprev) dev_free(g_dprev);
+    if (g_xin) dev_free(g_xin);
+    free(rout), free(dnew), free(xout), free(got[0]), free(got[1]), free(got[2]);
+  }
+  dev_free(d_dinv);
+  for (int a = 0; a < 6; a++) free(h[a]);
+  free(dinv);
+}
+#endif
+
 static void kernels_case(const char *name, coal_mat A, const double *thetas, int nth) {
   csr a = csr_of(A);
   for (int t = 0; t < nth; t++) {
@@ -353,7 +535,14 @@ static void kernels_case(const char *name, coal_mat A, const double *thetas, int
     graph g = strength_of(&a, thetas[t]);
     check_aggregates(name, &g);
     graph_free(&g);
+#ifdef TEST_CUDA
+    twin_case(name, &a, thetas[t]);
+#endif
   }
+#ifdef TEST_CUDA
+  const int64_t ks[] = {1, 3, 32, 64};
+  for (int c = 0; c < 4; c++) twin_cheb(name, A, ks[c]);
+#endif
   csr_free(&a);
 }
 
@@ -502,8 +691,21 @@ static void check_hierarchy(const char *name, coal_mat A0, double theta) {
         c2 = csr_of(amg2->lev[l + 1].A);
     int same = p1.n == p2.n && p1.rp[p1.n] == p2.rp[p2.n] && c1.rp[c1.n] == c2.rp[c2.n] &&
                !memcmp(p1.ci, p2.ci, sizeof(int32_t) * (size_t)p1.rp[p1.n]) &&
-               !memcmp(p1.v, p2.v, sizeof(double) * (size_t)p1.rp[p1.n]) &&
-               !memcmp(c1.v, c2.v, sizeof(double) * (size_t)c1.rp[c1.n]) && L->rho == L2->rho;
+               !memcmp(c1.ci, c2.ci, sizeof(int32_t) * (size_t)c1.rp[c1.n]);
+#ifdef TEST_CUDA
+    /* the GPU's products and Lanczos dots sum in an order that may change between runs: the
+     * same structure, the values to rounding */
+    same = same && fabs(L->rho - L2->rho) <= 1e-12 * L->rho;
+    double pm1 = 0, cm1 = 0, pd = 0, cd = 0;
+    for (int32_t q = 0; same && q < p1.rp[p1.n]; q++)
+      pm1 = fmax(pm1, fabs(p1.v[q])), pd = fmax(pd, fabs(p1.v[q] - p2.v[q]));
+    for (int32_t q = 0; same && q < c1.rp[c1.n]; q++)
+      cm1 = fmax(cm1, fabs(c1.v[q])), cd = fmax(cd, fabs(c1.v[q] - c2.v[q]));
+    same = same && pd <= 1e-13 * pm1 && cd <= 1e-13 * cm1;
+#else
+    same = same && !memcmp(p1.v, p2.v, sizeof(double) * (size_t)p1.rp[p1.n]) &&
+           !memcmp(c1.v, c2.v, sizeof(double) * (size_t)c1.rp[c1.n]) && L->rho == L2->rho;
+#endif
     CHECK(same, "%s level %d: two setups differ", name, l);
     csr_free(&p1), csr_free(&p2), csr_free(&c1), csr_free(&c2);
     free(A), free(P), free(R), free(C), free(AP);
@@ -932,9 +1134,29 @@ static void test_errors(void) {
   }
   /* fp32, options, state, blocks */
   coal_mat A32 = NULL;
-  CHECK_OK(ctx, coal_gen_laplace2d(ctx, 8, 8, COAL_F32, &A32));
+  CHECK_OK(ctx, coal_gen_laplace2d(ctx, 40, 40, COAL_F32, &A32));
   CHECK_OK(ctx, coal_amg_create(A32, &amg));
-  CHECK_ERR(ctx, coal_amg_setup(amg), COAL_ERR_UNSUPPORTED);
+  CHECK_OK(ctx, coal_amg_set_coarse_size(amg, 30));
+  CHECK_OK(ctx, coal_amg_setup(amg)); /* an fp64 hierarchy from the fp32 matrix */
+  {
+    coal_amg_info in32;
+    CHECK_OK(ctx, coal_amg_get_info(amg, &in32));
+    CHECK(in32.levels >= 2 && in32.rows[0] == 1600, "fp32 A: %d levels", in32.levels);
+    coal_bvec R = NULL, Z = NULL;
+    CHECK_OK(ctx, coal_bvec_create(ctx, 1600, 2, COAL_F64, COAL_ROW_MAJOR, 0, &R));
+    CHECK_OK(ctx, coal_bvec_create(ctx, 1600, 2, COAL_F64, COAL_ROW_MAJOR, 0, &Z));
+    CHECK_OK(ctx, coal_bvec_set_random(R, 5));
+    CHECK_OK(ctx, coal_amg_apply(amg, R, Z));
+    double zr[2] = {0, 0};
+    double *zh = malloc(sizeof(double) * 3200), *rh = malloc(sizeof(double) * 3200);
+    CHECK_OK(ctx, coal_bvec_get_host(Z, zh, COAL_ROW_MAJOR, 2));
+    CHECK_OK(ctx, coal_bvec_get_host(R, rh, COAL_ROW_MAJOR, 2));
+    for (int i = 0; i < 3200; i++) zr[i % 2] += zh[i] * rh[i];
+    CHECK(zr[0] > 0 && zr[1] > 0, "fp32 A: the cycle is not positive (%g, %g)", zr[0], zr[1]);
+    free(zh), free(rh);
+    coal_bvec_destroy(&R);
+    coal_bvec_destroy(&Z);
+  }
   coal_amg_destroy(&amg);
   coal_mat_destroy(&A32);
   CHECK_OK(ctx, coal_gen_laplace2d(ctx, 30, 30, COAL_F64, &A));
@@ -979,8 +1201,18 @@ static void test_errors(void) {
 }
 
 int main(void) {
-  if (coal_ctx_create(COAL_BACKEND_HOST, &ctx) != COAL_SUCCESS) {
-    fprintf(stderr, "no host context\n");
+#ifdef TEST_CUDA
+  /* the whole suite on a CUDA context; the kernel tests add the twin comparisons */
+  if (!coal_cuda_available()) {
+    printf("no GPU: skipped\n");
+    return 77;
+  }
+  const coal_backend be = COAL_BACKEND_CUDA;
+#else
+  const coal_backend be = COAL_BACKEND_HOST;
+#endif
+  if (coal_ctx_create(be, &ctx) != COAL_SUCCESS) {
+    fprintf(stderr, "no %s context\n", coal_backend_name(be));
     return 1;
   }
   test_kernels();

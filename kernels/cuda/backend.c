@@ -2,6 +2,7 @@
  * registry kernels/backend.c then hands it to CUDA contexts). Every entry is a function of
  * kernels/cuda/ (declared in cuda_internal.h for memory, residency and the context life cycle,
  * in the family headers for the rest); the selection rules are plain C in the front ends. */
+#include "../amg.h"
 #include "../bench.h"
 #include "../blas.h"
 #include "../spgemm.h"
@@ -23,6 +24,8 @@ const coal_backend_ops coal_backend_cuda = {
             .sync = coal_mem_sync_cuda,
             .host_register = coal_mem_host_register_cuda,
             .host_unregister = coal_mem_host_unregister_cuda,
+            .pool_alloc = coal_cuda_pool_alloc,
+            .pool_release = coal_cuda_pool_free,
         },
     .mat =
         {
@@ -30,6 +33,9 @@ const coal_backend_ops coal_backend_cuda = {
             .release = coal_mat_release_cuda,
             .download = coal_mat_download_cuda,
             .drop_formats = coal_mat_drop_formats_cuda,
+            .wrap = coal_mat_wrap_cuda,
+            .csr = coal_mat_csr_cuda,
+            .values_changed = coal_mat_device_values_changed,
         },
     .select =
         {
@@ -63,6 +69,19 @@ const coal_backend_ops coal_backend_cuda = {
             .ptap_release = coal_spgemm_ptap_release,
             .transpose = coal_spgemm_cuda_transpose,
             .transpose_values = coal_spgemm_cuda_transpose_values,
+        },
+    .amg =
+        {
+            .diagonal = coal_amg_diagonal_cuda,
+            .dinv = coal_amg_dinv_cuda,
+            .strength_count = coal_amg_strength_count_cuda,
+            .strength_fill = coal_amg_strength_fill_cuda,
+            .filter = coal_amg_filter_cuda,
+            .mis2 = coal_amg_mis2_cuda,
+            .aggregate = coal_amg_aggregate_cuda,
+            .tentative = coal_amg_tentative_cuda,
+            .smooth = coal_amg_smooth_cuda,
+            .cheb_step = coal_amg_cheb_step_cuda,
         },
     .blas =
         {

@@ -269,6 +269,10 @@ coal_status coal_mat_prepare_cuda(coal_mat A);
 void coal_mat_release_cuda(coal_mat A);
 coal_status coal_mat_download_cuda(coal_mat A, int32_t *rowptr, int32_t *colind, void *values);
 void coal_mat_drop_formats_cuda(coal_mat A);
+coal_status coal_mat_wrap_cuda(coal_ctx ctx, int32_t nrows, int32_t ncols, int64_t nnz,
+                               int32_t *rowptr, int32_t *colind, double *values, coal_mat *A);
+coal_status coal_mat_csr_cuda(coal_mat A, const int32_t **rowptr, const int32_t **colind,
+                              void **values);
 
 #ifdef __cplusplus
 }

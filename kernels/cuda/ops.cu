@@ -244,6 +244,34 @@ coal_status coal_cuda_mat(coal_mat A, struct coal_mat_cuda **d) {
   return COAL_SUCCESS;
 }
 
+/* mat.wrap: a device-only matrix over CSR arrays from coal_cuda_pool_alloc (pooled, so that
+ * their release waits for no device-wide synchronisation). */
+coal_status coal_mat_wrap_cuda(coal_ctx ctx, int32_t nrows, int32_t ncols, int64_t nnz,
+                               int32_t *rowptr, int32_t *colind, double *values, coal_mat *A) {
+  *A = NULL;
+  struct coal_mat_cuda *d = NULL;
+  coal_status st = coal_calloc(ctx, sizeof *d, (void **)&d);
+  if (st) {
+    coal_cuda_pool_free(ctx, rowptr), coal_cuda_pool_free(ctx, colind);
+    coal_cuda_pool_free(ctx, values);
+    return st;
+  }
+  d->pooled = 1, d->rowptr = rowptr, d->colind = colind, d->values = values;
+  return coal_mat_wrap_device(ctx, nrows, ncols, nnz, COAL_F64, d, A);
+}
+
+/* mat.csr: the device CSR, uploaded first when the host copy is newer. */
+coal_status coal_mat_csr_cuda(coal_mat A, const int32_t **rowptr, const int32_t **colind,
+                              void **values) {
+  struct coal_mat_cuda *d = NULL;
+  COAL_CALL(coal_mat_prepare_cuda(A));
+  COAL_CALL(coal_cuda_mat(A, &d));
+  if (rowptr) *rowptr = d->rowptr;
+  if (colind) *colind = d->colind;
+  if (values) *values = d->values;
+  return COAL_SUCCESS;
+}
+
 /* ---- FastLoad upload ----------------------------------------------------------------------- */
 /* Gather schedule, the definition (fastload_build.cu builds the same arrays on the GPU; the
  * test compares them). Blocks of one 32-lane group share blk_col. A warp task is a run of

@@ -4,6 +4,7 @@
  * A->rowptr, A->colind and A->values directly, without coal_mat_host. The kernels, solver steps
  * and products the table points at are the host twins of kernels/host/ (declared in the family
  * headers). */
+#include "../amg.h"
 #include "../bench.h"
 #include "../blas.h"
 #include "../spgemm.h"
@@ -45,6 +46,25 @@ static coal_status host_mat_download(coal_mat A, int32_t *rowptr, int32_t *colin
   return COAL_SUCCESS;
 }
 static void host_mat_drop_formats(coal_mat A) { (void)A; }
+/* mat.wrap: the arrays (from host_pool_alloc, coal_malloc) become the host CSR. */
+static coal_status host_mat_wrap(coal_ctx ctx, int32_t nrows, int32_t ncols, int64_t nnz,
+                                 int32_t *rowptr, int32_t *colind, double *values, coal_mat *A) {
+  (void)nnz; /* rowptr[nrows] */
+  return coal_mat_wrap_csr(ctx, nrows, ncols, rowptr, colind, values, COAL_F64, A);
+}
+/* mat.csr: the host CSR is the backend's. */
+static coal_status host_mat_csr(coal_mat A, const int32_t **rowptr, const int32_t **colind,
+                                void **values) {
+  COAL_CHECK(A->ctx, A->rowptr, COAL_ERR_STATE, "host matrix without host arrays");
+  if (rowptr) *rowptr = A->rowptr;
+  if (colind) *colind = A->colind;
+  if (values) *values = A->values;
+  return COAL_SUCCESS;
+}
+/* mem.pool_alloc: plain malloc (contents undefined, as on a device pool). */
+static coal_status host_pool_alloc(coal_ctx ctx, size_t bytes, void **p) {
+  return coal_malloc(ctx, bytes, p);
+}
 
 const coal_backend_ops coal_backend_host = {
     .name = "host",
@@ -62,6 +82,8 @@ const coal_backend_ops coal_backend_host = {
             .sync = host_sync,
             .host_register = NULL, /* host memory needs no page-locking */
             .host_unregister = NULL,
+            .pool_alloc = host_pool_alloc,
+            .pool_release = host_release,
         },
     .mat =
         {
@@ -69,6 +91,9 @@ const coal_backend_ops coal_backend_host = {
             .release = host_mat_release,
             .download = host_mat_download,
             .drop_formats = host_mat_drop_formats,
+            .wrap = host_mat_wrap,
+            .csr = host_mat_csr,
+            .values_changed = coal_mat_invalidate,
         },
     .select =
         {
@@ -102,6 +127,19 @@ const coal_backend_ops coal_backend_host = {
             .ptap_release = NULL,
             .transpose = NULL,
             .transpose_values = NULL,
+        },
+    .amg =
+        {
+            .diagonal = coal_amg_diagonal_host,
+            .dinv = coal_amg_dinv_host,
+            .strength_count = coal_amg_strength_count_host,
+            .strength_fill = coal_amg_strength_fill_host,
+            .filter = coal_amg_filter_host,
+            .mis2 = coal_amg_mis2_host,
+            .aggregate = coal_amg_aggregate_host,
+            .tentative = coal_amg_tentative_host,
+            .smooth = coal_amg_smooth_host,
+            .cheb_step = coal_amg_cheb_step_host,
         },
     .blas =
         {
