@@ -1,10 +1,12 @@
 /* The AMG smoother's fused Chebyshev step on the GPU, CUDA twin of kernels/host/amg_smoother.c
- * (kernels/amg.h defines it). k = 1: a sub-warp of W lanes per row (W the power of two at or
- * above the mean row length, 2..32) reads the row's entries coalesced, gathers dprev and reduces
- * with shuffles; lane 0 does the row's epilogue. k > 1: a thread per entry (row i, column c) of
- * the row-major blocks, so that a warp's gathers of dprev read consecutive columns of one row
- * (k >= 32) or a few rows (k < 32). Traffic: A streamed once (plus the gathers of dprev), rin,
- * dinv, xin read, rout, dnew, xout written: the pass replaces four block operations. */
+ * (kernels/amg.h defines it). A thread per entry (row i, column c) of the row-major blocks, so
+ * that a warp's gathers of dprev read consecutive columns of one row (k >= 32) or a few rows
+ * (k < 32), and its row updates are coalesced; for k = 1 that is a thread per row, which on
+ * stencil rows (7 to 27 entries) measured faster than a sub-warp per row, whose epilogue runs on
+ * one lane in W. Rows of more than 16 entries on average at k = 1 take a warp per row (entries
+ * read coalesced, shuffled sum, lane 0's epilogue). Traffic: A streamed once (plus the gathers of
+ * dprev), rin, dinv, xin read, rout, dnew, xout written: the pass replaces four block operations.
+ */
 #include "amg_util.cuh"
 
 using namespace coal_amg_dev;
@@ -79,19 +81,10 @@ extern "C" coal_status coal_amg_cheb_step_cuda(coal_mat A, int64_t k, double c1,
   const double *v = (const double *)vv;
   const Step q = {c1, c2, dinv, rin, rout, dprev, dnew, xin, xout};
   cudaStream_t s = coal_stream(ctx);
-  if (k == 1) {
-    const double mean = (double)A->nnz / (double)n;
-    if (mean <= 2)
-      launch1<2>(s, n, rp, ci, v, q);
-    else if (mean <= 4)
-      launch1<4>(s, n, rp, ci, v, q);
-    else if (mean <= 8)
-      launch1<8>(s, n, rp, ci, v, q);
-    else if (mean <= 16)
-      launch1<16>(s, n, rp, ci, v, q);
-    else
-      launch1<32>(s, n, rp, ci, v, q);
-  } else {
+  const double mean = (double)A->nnz / (double)n;
+  if (k == 1 && dprev && mean > 16) { /* long rows: a warp per row, shuffles */
+    launch1<32>(s, n, rp, ci, v, q);
+  } else { /* short rows (stencils), or no product: a thread per row, coalesced row updates */
     stepk_kernel<<<grid((int64_t)n * k), kCta, 0, s>>>(n, k, rp, ci, v, q);
   }
   COAL_AMG_LAUNCHED(ctx);
