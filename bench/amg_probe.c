@@ -137,9 +137,10 @@ static int timings(coal_mat A, coal_amg amg, coal_bvec B, coal_method m, double 
 
 /* Median seconds of 3 creations (after one warm-up) of a product with one algorithm; a negative
  * value when the algorithm fails on it. */
-static double time_product(coal_product_type type, coal_mat A, coal_mat B, coal_spgemm_algo algo) {
+static double time_product(coal_product_type type, coal_mat A, coal_mat B, coal_spgemm_algo algo,
+                           double *numeric) {
   coal_ctx ctx = coal_mat_ctx(A);
-  double t[3];
+  double t[3], tn[3];
   for (int r = -1; r < 3; r++) {
     coal_spgemm p = NULL;
     coal_mat C = NULL;
@@ -147,22 +148,28 @@ static double time_product(coal_product_type type, coal_mat A, coal_mat B, coal_
     const double t0 = coal_now_seconds();
     coal_status st = coal_spgemm_create_algo(type, A, B, algo, &p, &C);
     coal_ctx_sync(ctx);
-    if (r >= 0) t[r] = coal_now_seconds() - t0;
+    const double t1 = coal_now_seconds();
+    if (!st) st = coal_spgemm_numeric(p);
+    coal_ctx_sync(ctx);
+    if (r >= 0) t[r] = t1 - t0, tn[r] = coal_now_seconds() - t1;
     coal_spgemm_destroy(&p);
     if (st) return -1.0;
   }
+  if (numeric) *numeric = median(tn, 3);
   return median(t, 3);
 }
 
 static void algos(coal_amg amg) {
   for (int l = 0; l + 1 < amg->nlevels; l++) {
     coal_amg_level *L = &amg->lev[l];
-    const double pr = time_product(COAL_PRODUCT_PTAP, L->A, L->P, COAL_SPGEMM_ROWS),
-                 pt = time_product(COAL_PRODUCT_PTAP, L->A, L->P, COAL_SPGEMM_TILE),
-                 ar = time_product(COAL_PRODUCT_AB, L->A, L->P, COAL_SPGEMM_ROWS),
-                 at = time_product(COAL_PRODUCT_AB, L->A, L->P, COAL_SPGEMM_TILE);
-    printf("algos: level %d  PtAP rows %.3f ms tile %.3f ms  AP rows %.3f ms tile %.3f ms\n", l,
-           1e3 * pr, 1e3 * pt, 1e3 * ar, 1e3 * at);
+    double prn = 0, ptn = 0;
+    const double pr = time_product(COAL_PRODUCT_PTAP, L->A, L->P, COAL_SPGEMM_ROWS, &prn),
+                 pt = time_product(COAL_PRODUCT_PTAP, L->A, L->P, COAL_SPGEMM_TILE, &ptn),
+                 ar = time_product(COAL_PRODUCT_AB, L->A, L->P, COAL_SPGEMM_ROWS, NULL),
+                 at = time_product(COAL_PRODUCT_AB, L->A, L->P, COAL_SPGEMM_TILE, NULL);
+    printf("algos: level %d  PtAP rows %.3f ms (numeric again %.3f) tile %.3f ms (%.3f)  AP rows "
+           "%.3f ms tile %.3f ms\n",
+           l, 1e3 * pr, 1e3 * prn, 1e3 * pt, 1e3 * ptn, 1e3 * ar, 1e3 * at);
   }
 }
 
