@@ -4,8 +4,9 @@
  * coal_blas_<op>_cuda.
  *
  * Host twins: kernels/host/blas.c (block and CG steps), kernels/host/blas_vec.c (single
- * vectors). CUDA: kernels/cuda/blas.cu (block and CG steps), blas_bcg.cu (Block-CG steps),
- * blas_vec.cu (single vectors). The host has no fused bcg_spmm_gram (its entry is NULL). */
+ * vectors), kernels/host/blas_fill.c (random and constant fills). CUDA: kernels/cuda/blas.cu
+ * (block and CG steps), blas_bcg.cu (Block-CG steps), blas_vec.cu (single vectors),
+ * blas_fill.cu (fills). The host has no fused bcg_spmm_gram (its entry is NULL). */
 #ifndef COAL_KERNELS_BLAS_H
 #define COAL_KERNELS_BLAS_H
 
@@ -55,6 +56,9 @@ extern "C" {
                                         int64_t q, const double *X1, const double *d,              \
                                         const double *C1, const double *X2, const double *C2,      \
                                         double *Y, const double *C3, double *X3);                  \
+  coal_status coal_blas_fill##SUFFIX(coal_ctx ctx, int64_t n, int64_t k, coal_dtype dtype,         \
+                                     coal_layout layout, int64_t ld, void *X, int random,          \
+                                     uint64_t seed, double v);                                     \
   coal_status coal_blas_vec_axpbypcz##SUFFIX(coal_ctx ctx, int64_t n, double a, const double *x,   \
                                              double b, const double *y, double c, double *z,       \
                                              double d);                                            \

@@ -23,7 +23,7 @@ static PetscErrorCode swift_finalize(void) {
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode coal_petsc_ctx(coal_ctx *ctx) {
+PetscErrorCode coal_petsc_context(coal_ctx *ctx) {
   PetscFunctionBegin;
   if (!swift_ctx_g) {
     char name[16] = "auto";

@@ -28,10 +28,7 @@ PetscErrorCode coal_petsc_error(coal_ctx ctx, coal_status st, const char *what);
     if (swift_st_ != COAL_SUCCESS) return coal_petsc_error((ctx), swift_st_, #expr);               \
   } while (0)
 
-/* The one coalesce context of the process, created at first use: backend from the option
- * -mat_swift_backend host|cuda|auto (default auto, which honours COALESCE_BACKEND), destroyed
- * by PetscFinalize. */
-PetscErrorCode coal_petsc_ctx(coal_ctx *ctx);
+/* coal_petsc_context (coalesce_petsc.h): the one coalesce context of the process. */
 /* Whether ctx is the plugin's context and still alive (a vector destroyed after PetscFinalize
  * must not release memory through a destroyed context). */
 PetscBool swift_ctx_alive(coal_ctx ctx);

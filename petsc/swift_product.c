@@ -81,7 +81,7 @@ static PetscErrorCode swift_spgemm_symbolic(Mat C) {
   PetscScalar *v = NULL;
   coal_status st;
   PetscFunctionBegin;
-  PetscCall(coal_petsc_ctx(&ctx));
+  PetscCall(coal_petsc_context(&ctx));
   PetscCall(PetscNew(&d));
   p->data = d;
   p->destroy = swift_prod_destroy;

@@ -85,7 +85,7 @@ PetscErrorCode swift_mat_refresh(Mat A, coal_mat cm) {
 static PetscErrorCode swift_build(Mat A, Mat_SeqAIJSwift *s) {
   coal_ctx ctx;
   PetscFunctionBegin;
-  PetscCall(coal_petsc_ctx(&ctx));
+  PetscCall(coal_petsc_context(&ctx));
   PetscCall(PetscLogEventBegin(coal_swift_ev.build, A, 0, 0, 0));
   (void)coal_mat_destroy(&s->cm);
   (void)coal_mat_destroy(&s->cmt);

@@ -580,7 +580,7 @@ PetscErrorCode VecCreate_SeqSwift(Vec v) {
   struct swift_vec *s;
   PetscContainer c;
   PetscFunctionBegin;
-  PetscCall(coal_petsc_ctx(&ctx));
+  PetscCall(coal_petsc_context(&ctx));
   PetscCall(VecCreate_Seq(v));
   PetscCall(PetscNew(&s));
   s->ctx = ctx;

@@ -36,6 +36,13 @@ coal_status coal_device_copy(coal_ctx ctx, void *dst, const void *src, size_t by
   return coal_backend(ctx)->mem.copy(ctx, dst, src, bytes);
 }
 
+coal_status coal_device_stats_get(coal_ctx ctx, coal_device_stats *s) {
+  if (!ctx) return COAL_ERR_ARG;
+  COAL_CHECK(ctx, s, COAL_ERR_ARG, "NULL output");
+  *s = ctx->stats;
+  return COAL_SUCCESS;
+}
+
 coal_status coal_host_register(coal_ctx ctx, void *p, size_t bytes) {
   if (!ctx) return COAL_ERR_ARG;
   /* host memory gains nothing from page-locking: only a backend with a host_register entry (CUDA)

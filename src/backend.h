@@ -254,6 +254,13 @@ typedef struct coal_blas_ops {
    * A, P gathered, Q written, R and dinv read (P and Q are not read again). */
   coal_status (*bcg_spmm_gram)(coal_mat A, coal_bvec Pv, coal_bvec Qv, int64_t m, const double *R,
                                const double *dinv, double *G, double *PP, double *PR);
+  /* Fills an n x k block X of dtype (f64 or f32) in layout with leading dimension ld: entry
+   * (i, j) = coal_random_at(seed, j*n + i) (src/random.h) when random != 0, else v, rounded to
+   * dtype. The counter is the entry's column-major index whatever the layout, so a block holds
+   * the same numbers in every layout and on every backend, bit for bit; padding is left alone.
+   * Traffic: X written once. No host synchronisation. */
+  coal_status (*fill)(coal_ctx ctx, int64_t n, int64_t k, coal_dtype dtype, coal_layout layout,
+                      int64_t ld, void *X, int random, uint64_t seed, double v);
   /* Single vectors of the PETSc vector type (src/petsc/swift_vec.c): n contiguous entries.
    * z = a*x + b*y + c*z + d, entry by entry. x == NULL: no a*x term; y == NULL: no b*y term;
    * c == 0: z is written without being read (NaN in z does not survive). x, y and z may be the

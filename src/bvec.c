@@ -127,24 +127,10 @@ coal_status coal_bvec_get_host(coal_bvec X, void *dst, coal_layout layout, int64
   return st;
 }
 
-/* Host generation then upload: setup-time only, never in a solver loop. */
+/* Generated where the block lives (blas.fill): no host buffer, no upload. */
 static coal_status fill(coal_bvec X, int random, uint64_t seed, double v) {
-  size_t n = (size_t)X->n * (size_t)X->k;
-  size_t es = coal_dtype_size(X->dtype);
-  void *tmp;
-  COAL_CALL(coal_malloc(X->ctx, n * es, &tmp));
-  for (int64_t j = 0; j < X->k; j++)
-    for (int64_t i = 0; i < X->n; i++) {
-      double x = random ? coal_random_uniform(seed, (uint64_t)(j * X->n + i)) : v;
-      size_t d = (size_t)(i + j * X->n);
-      if (X->dtype == COAL_F64)
-        ((double *)tmp)[d] = x;
-      else
-        ((float *)tmp)[d] = (float)x;
-    }
-  coal_status st = coal_bvec_set_host(X, tmp, COAL_COL_MAJOR, 0);
-  coal_free(tmp);
-  return st;
+  return coal_backend(X->ctx)->blas.fill(X->ctx, X->n, X->k, X->dtype, X->layout, X->ld, X->data,
+                                         random, seed, v);
 }
 
 coal_status coal_bvec_set_random(coal_bvec X, uint64_t seed) {

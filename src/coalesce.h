@@ -215,7 +215,10 @@ void *coal_bvec_data(coal_bvec X);
  * dimension ld (0 = tight). */
 coal_status coal_bvec_set_host(coal_bvec X, const void *src, coal_layout layout, int64_t ld);
 coal_status coal_bvec_get_host(coal_bvec X, void *dst, coal_layout layout, int64_t ld);
-/* Fills with uniform values in [-1,1) from a seed (deterministic, same on every backend). */
+/* Fills with uniform values in [-1,1) from a seed: entry (i, j) is coal_random_uniform(seed,
+ * j*n + i) rounded to the dtype, whatever the layout (deterministic, the same bits on every
+ * backend). Both fills run where the block lives (on the GPU for a CUDA context), with no host
+ * buffer and no upload; queued on the context's stream. */
 coal_status coal_bvec_set_random(coal_bvec X, uint64_t seed);
 coal_status coal_bvec_set_value(coal_bvec X, double v);
 

@@ -47,6 +47,23 @@ void coal_host_unregister(void *p);
 coal_status coal_bvec_view(coal_ctx ctx, int64_t n, int64_t k, coal_dtype dtype, coal_layout layout,
                            int64_t ld, void *data, coal_bvec *X);
 
+/* ---- residency statistics ------------------------------------------------------------- *
+ * What the context's backend moved to keep its matrices' device copies current, counted since
+ * the context was created. Only matrix data counts (the CSR, its values and formats built on
+ * the host and uploaded), not the arrays above or block vectors. A values-only change
+ * (coal_mat_set_values, or PETSc's MatScale on -mat_type swift) costs one values upload of
+ * nnz * sizeof(value) bytes at the next product and a rebuild of the formats that hold values;
+ * the structure and the structure-only arrays stay on the device. A host context moves nothing:
+ * its counters stay zero. */
+typedef struct coal_device_stats {
+  uint64_t upload_bytes;   /* matrix bytes copied host -> device */
+  uint64_t full_uploads;   /* whole CSR uploads (structure and values) */
+  uint64_t values_uploads; /* values-only uploads (nnz * sizeof(value) bytes each) */
+  uint64_t formats_built;  /* derived device formats (FastLoad, Swift) built or uploaded */
+} coal_device_stats;
+/* Copies the context's counters into *s. */
+coal_status coal_device_stats_get(coal_ctx ctx, coal_device_stats *s);
+
 /* ---- single fp64 vectors of n contiguous entries in the context's memory ------------------ */
 /* z = a*x + b*y + c*z + d, entry by entry. x == NULL: no a*x term; y == NULL: no b*y term;
  * c == 0: z is written without being read (NaN in z does not survive). x, y and z may be the

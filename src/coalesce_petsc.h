@@ -35,6 +35,13 @@
 PETSC_EXTERN PetscErrorCode coal_petsc_register(void);
 PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_coalesce(void);
 
+/* The one coalesce context that every swift matrix and vector of the process works on, created
+ * at first use: backend from the option -mat_swift_backend host|cuda|auto (default auto, which
+ * honours COALESCE_BACKEND), destroyed by PetscFinalize (do not destroy it yourself). For
+ * reading its state, e.g. coal_device_stats_get (coalesce_device.h): what the plugin's products
+ * uploaded. */
+PETSC_EXTERN PetscErrorCode coal_petsc_context(coal_ctx *ctx);
+
 /* A PETSc MatShell (on PETSC_COMM_SELF) that applies the coalesce matrix A (fp64, any
  * backend): MatMult, MatMultTranspose, MatMultAdd, MatGetDiagonal, and MatProduct AB with a
  * sequential dense matrix. A must outlive the shell; the shell keeps workspaces that its

@@ -1,5 +1,6 @@
 /* Status codes, error recording and host allocation. */
 #include "internal.h"
+#include "random.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -56,11 +57,4 @@ coal_status coal_calloc(coal_ctx ctx, size_t bytes, void **p) {
 
 void coal_free(void *p) { free(p); }
 
-double coal_random_uniform(uint64_t seed, uint64_t i) {
-  /* splitmix64 of (seed, i): independent of call order, identical on every backend */
-  uint64_t z = seed * 0x9E3779B97F4A7C15ull + i * 0xD1B54A32D192ED03ull + 0x632BE59BD9B4E019ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return (double)(z >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-}
+double coal_random_uniform(uint64_t seed, uint64_t i) { return coal_random_at(seed, i); }

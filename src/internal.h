@@ -63,6 +63,7 @@ struct coal_ctx_s {
   char errmsg[COAL_ERRMSG_LEN];
   char device_name[256];
   struct coal_cuda_ctx *cuda; /* stream, library handles, device properties */
+  coal_device_stats stats;    /* residency counters (coal_device_stats_get): the backend adds */
 };
 
 /* ---- matrix -------------------------------------------------------------------------- */
@@ -162,9 +163,10 @@ coal_status coal_mat_wrap_csr(coal_ctx ctx, int32_t nrows, int32_t ncols, int32_
 coal_status coal_csr_from_coo(coal_ctx ctx, int64_t nrows, int64_t ncols, int64_t nnz,
                               const int32_t *ri, const int32_t *ci, const double *v,
                               coal_dtype dtype, coal_mat *A);
-/* Drops derived formats and device copies after a change of the host values (structure
- * unchanged); valid becomes COAL_MEM_HOST. Only for a matrix with host arrays (rowptr !=
- * NULL): on a device-only one there are no host values to have changed, and it then only
+/* After a change of the host values (structure unchanged): drops the derived formats that hold
+ * values, host and device; the device CSR structure and the structure-only arrays stay, and
+ * valid becomes COAL_MEM_HOST, so the next mat.prepare uploads the values only. On a
+ * device-only matrix (rowptr == NULL) there are no host values to have changed: it then only
  * drops the derived formats and bumps state (valid unchanged). */
 void coal_mat_invalidate(coal_mat A);
 

@@ -231,34 +231,30 @@ coal_status coal_mat_create_csr(coal_ctx ctx, int64_t nrows, int64_t ncols, cons
   return st;
 }
 
-/* Drops the derived formats that hold values: the host ones, and the device ones too
- * (device != 0) while the device CSR stays. */
-static void drop_formats(coal_mat A, int device) {
+/* Drops the derived formats that hold values, host and device; the device CSR stays. */
+static void drop_formats(coal_mat A) {
   coal_fastload_free(A->fl);
   coal_fastload_free(A->flt);
   A->fl = A->flt = NULL;
   coal_swift_free(A->sw);
   A->sw = NULL;
-  if (device && A->dev) coal_backend(A->ctx)->mat.drop_formats(A);
+  if (A->dev) coal_backend(A->ctx)->mat.drop_formats(A);
 }
 
+/* A values-only change: the device keeps the CSR structure and the structure-only arrays, the
+ * next mat.prepare uploads the values (nnz * sizeof(value) bytes), and the formats that hold
+ * values are rebuilt at their next use. A device-only matrix has no host values that could
+ * have changed, and valid must not claim host arrays that do not exist (new device values:
+ * coal_mat_device_values_changed). */
 void coal_mat_invalidate(coal_mat A) {
-  if (!A->rowptr) {
-    /* device-only: there are no host values that could have changed, and valid must not
-     * claim host arrays that do not exist (new device values: coal_mat_device_values_changed) */
-    drop_formats(A, 1);
-    A->state++;
-    return;
-  }
-  drop_formats(A, 0);
-  if (A->dev) coal_backend(A->ctx)->mat.release(A); /* its derived formats go with it */
-  A->valid = COAL_MEM_HOST;
+  drop_formats(A);
+  if (A->rowptr) A->valid = COAL_MEM_HOST;
   A->state++;
 }
 
 void coal_mat_device_values_changed(coal_mat A) {
   if (!A || !A->dev) return; /* no device copy: nothing there can have changed */
-  drop_formats(A, 1);
+  drop_formats(A);
   A->valid = COAL_MEM_DEVICE;
   A->symmetric = 0;
   A->state++;
@@ -337,8 +333,8 @@ coal_status coal_mat_get_csr(coal_mat A, int64_t *rowptr, int32_t *colind, void 
 coal_status coal_mat_set_values(coal_mat A, const void *values) {
   if (!A) return COAL_ERR_ARG;
   COAL_CHECK(A->ctx, values || A->nnz == 0, COAL_ERR_ARG, "NULL values");
-  /* the structure must be on the host (the device copy is dropped below); the old values are
-   * downloaded with it, then overwritten */
+  /* the structure must be on the host (the device keeps its copy, only its values go stale);
+   * the old values are downloaded with it, then overwritten */
   COAL_CALL(coal_mat_host(A));
   if (A->nnz) memcpy(A->values, values, coal_dtype_size(A->dtype) * (size_t)A->nnz);
   A->symmetric = 0;

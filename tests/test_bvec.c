@@ -1,5 +1,6 @@
 /* Block vectors and the SpMV front end, once per backend (host, then cuda when a GPU
  * answers), against dense references computed here. */
+#include "coalesce_device.h"
 #include "core_util.h"
 
 /* ---- block vectors ------------------------------------------------------------------------ */
@@ -118,10 +119,55 @@ static void test_bvec(coal_ctx ctx) {
       free(c);
       c = bvec_read(ctx, C);
       CHECK(!memcmp(a, c, sizeof(double) * 2000), "set_random not deterministic");
+      /* entry (i, j) is number j*n + i of the stream, rounded to the dtype, bit for bit */
+      int exact = 1;
+      for (int q = 0; q < 2000; q++) {
+        const double r = coal_random_uniform(77, (uint64_t)q);
+        exact &= a[q] == (dt == COAL_F64 ? r : (double)(float)r);
+      }
+      CHECK(exact, "set_random dtype %d: not coal_random_uniform(seed, j*n + i)", dti);
       free(a), free(b), free(c);
     }
     coal_bvec_destroy(&A), coal_bvec_destroy(&B), coal_bvec_destroy(&C);
   }
+
+  /* fills write the n x k entries only: the padding of the storage keeps what it held */
+  for (int dti = 0; dti < 2; dti++)
+    for (int li = 0; li < 2; li++) {
+      const coal_dtype dt = (coal_dtype)dti;
+      const coal_layout lay = (coal_layout)li;
+      enum { pn = 9, pk = 4 };
+      const int64_t ld = lay == COAL_COL_MAJOR ? pn + 2 : pk + 3;
+      const size_t es = dt == COAL_F64 ? 8 : 4;
+      const size_t cnt = (size_t)ld * (lay == COAL_COL_MAJOR ? pk : pn);
+      coal_bvec P = NULL;
+      CHECK_OK(ctx, coal_bvec_create(ctx, pn, pk, dt, lay, ld, &P));
+      if (!P) continue;
+      void *st = malloc(cnt * es);
+      for (size_t q = 0; q < cnt; q++) set_elem(st, dt, q, -7.0);
+      CHECK_OK(ctx, coal_device_upload(ctx, coal_bvec_data(P), st, cnt * es));
+      for (int random = 0; random < 2; random++) {
+        if (random)
+          CHECK_OK(ctx, coal_bvec_set_random(P, 5));
+        else
+          CHECK_OK(ctx, coal_bvec_set_value(P, 0.1));
+        CHECK_OK(ctx, coal_device_download(ctx, st, coal_bvec_data(P), cnt * es));
+        int ok = 1;
+        for (int64_t i = 0; i < pn; i++)
+          for (int64_t j = 0; j < pk; j++) {
+            const double want = random ? coal_random_uniform(5, (uint64_t)(j * pn + i)) : 0.1;
+            ok &= elem(st, dt, at(lay, ld, i, j)) == (dt == COAL_F64 ? want : (double)(float)want);
+          }
+        for (size_t q = 0; q < cnt; q++) {
+          const int64_t inner = (int64_t)(q % (size_t)ld);
+          if (inner >= (lay == COAL_COL_MAJOR ? pn : pk)) ok &= elem(st, dt, q) == -7.0;
+        }
+        CHECK(ok, "fill (random %d) dtype %d layout %d: wrong entries or padding written", random,
+              dti, li);
+      }
+      free(st);
+      coal_bvec_destroy(&P);
+    }
 
   /* argument errors and empty blocks */
   coal_bvec X = (coal_bvec)(uintptr_t)1;

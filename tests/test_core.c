@@ -416,6 +416,104 @@ static void test_mat_host(coal_ctx ctx) {
   CHECK_ERR(ctx, coal_mat_wrap_device(ctx, 4, 4, 0, COAL_F64, NULL, NULL), COAL_ERR_ARG);
 }
 
+/* Values-only refresh (coal_device_stats_get): after coal_mat_set_values the device keeps the
+ * structure, so the next product uploads nnz * sizeof(value) bytes and nothing else, the
+ * formats that hold values are rebuilt, and the products see the new values (against a dense
+ * reference). A host context moves nothing: its counters stay zero. */
+static void test_refresh_stats(coal_ctx ctx) {
+  enum { N = 23, M = 17 };
+  const int cuda = coal_ctx_backend(ctx) == COAL_BACKEND_CUDA;
+  coal_device_stats s0, s1;
+  CHECK_ERR(NULL, coal_device_stats_get(NULL, &s0), COAL_ERR_ARG);
+  CHECK_ERR(ctx, coal_device_stats_get(ctx, NULL), COAL_ERR_ARG);
+  for (int dti = 0; dti < 2; dti++) {
+    const coal_dtype dt = (coal_dtype)dti;
+    const size_t es = dt == COAL_F64 ? 8 : 4;
+    int32_t ri[2 * N * M], ci[2 * N * M];
+    double v[2 * N * M], d[N * M], xh[M], yh[N];
+    const int64_t nnz = rand_coo(N, M, 0.3, ri, ci, v, d);
+    coal_mat A = NULL;
+    coal_bvec x = NULL, y = NULL;
+    CHECK_OK(ctx, coal_mat_create_coo(ctx, N, M, nnz, ri, ci, v, dt, &A));
+    CHECK_OK(ctx, coal_bvec_create(ctx, M, 1, dt, COAL_COL_MAJOR, 0, &x));
+    CHECK_OK(ctx, coal_bvec_create(ctx, N, 1, dt, COAL_COL_MAJOR, 0, &y));
+    if (!A || !x || !y) {
+      coal_mat_destroy(&A), coal_bvec_destroy(&x), coal_bvec_destroy(&y);
+      continue;
+    }
+    CHECK_OK(ctx, coal_bvec_set_random(x, 11));
+    for (int j = 0; j < M; j++)
+      xh[j] = dt == COAL_F64 ? coal_random_uniform(11, (uint64_t)j)
+                             : (double)(float)coal_random_uniform(11, (uint64_t)j);
+    const coal_spmv_kernel kernels[] = {COAL_SPMV_CSR_VECTOR, COAL_SPMV_FASTLOAD_T};
+    double scale = 1.0;
+    for (int round = 0; round < 3; round++) {
+      if (round > 0) { /* new values, same structure: A <- 2 A */
+        double *nv = malloc(sizeof(double) * (size_t)(nnz + 1));
+        CHECK_OK(ctx, coal_mat_get_csr(A, NULL, NULL, nv));
+        for (int64_t p = 0; p < A->nnz; p++)
+          if (dt == COAL_F32)
+            ((float *)nv)[p] *= 2.0f;
+          else
+            nv[p] *= 2.0;
+        struct coal_mat_cuda *dev = A->dev;
+        CHECK_OK(ctx, coal_device_stats_get(ctx, &s0));
+        CHECK_OK(ctx, coal_mat_set_values(A, nv));
+        CHECK(A->dev == dev && A->valid == COAL_MEM_HOST, "set_values dropped the device copy");
+        free(nv);
+        scale *= 2.0;
+      } else {
+        CHECK_OK(ctx, coal_device_stats_get(ctx, &s0));
+      }
+      for (int kq = 0; kq < 2; kq++) {
+        CHECK_OK(ctx, coal_bvec_set_value(y, NAN));
+        CHECK_OK(ctx, coal_spmv(A, kernels[kq], 1.0, x, 0.0, y));
+        double raw[N];
+        CHECK_OK(ctx, coal_bvec_get_host(y, raw, COAL_COL_MAJOR, 0));
+        for (int i = 0; i < N; i++) yh[i] = dt == COAL_F64 ? raw[i] : ((float *)raw)[i];
+        double err = 0, ref = 0;
+        for (int i = 0; i < N; i++) {
+          double r = 0, a = 0;
+          for (int j = 0; j < M; j++)
+            r += scale * d[i * M + j] * xh[j], a += fabs(scale * d[i * M + j] * xh[j]);
+          err = fmax(err, fabs(yh[i] - r)), ref = fmax(ref, a);
+        }
+        CHECK(err <= (dt == COAL_F64 ? 1e-12 : 1e-5) * fmax(ref, 1.0),
+              "%s dtype %d round %d: product differs by %g", coal_spmv_kernel_name(kernels[kq]),
+              dti, round, err);
+      }
+      CHECK_OK(ctx, coal_device_stats_get(ctx, &s1));
+      const uint64_t full = s1.full_uploads - s0.full_uploads;
+      const uint64_t vals = s1.values_uploads - s0.values_uploads;
+      const uint64_t bytes = s1.upload_bytes - s0.upload_bytes;
+      const uint64_t built = s1.formats_built - s0.formats_built;
+      const uint64_t want_bytes = !cuda        ? 0
+                                  : round == 0 ? 4 * (uint64_t)(N + 1) + (4 + es) * (uint64_t)nnz
+                                               : es * (uint64_t)nnz;
+      if (getenv("COALESCE_FASTLOAD_HOST_BUILD")) /* the format is uploaded too */
+        CHECK(bytes >= want_bytes, "dtype %d round %d: %llu bytes uploaded, expected at least %llu",
+              dti, round, (unsigned long long)bytes, (unsigned long long)want_bytes);
+      else
+        CHECK(bytes == want_bytes, "dtype %d round %d: %llu bytes uploaded, expected %llu", dti,
+              round, (unsigned long long)bytes, (unsigned long long)want_bytes);
+      CHECK(full == (uint64_t)(cuda && round == 0) && vals == (uint64_t)(cuda && round > 0) &&
+                built == (uint64_t)cuda,
+            "dtype %d round %d: %llu full uploads, %llu values uploads, %llu formats built", dti,
+            round, (unsigned long long)full, (unsigned long long)vals, (unsigned long long)built);
+    }
+    /* nothing changed: a product moves nothing */
+    CHECK_OK(ctx, coal_device_stats_get(ctx, &s0));
+    CHECK_OK(ctx, coal_spmv(A, COAL_SPMV_FASTLOAD_T, 1.0, x, 0.0, y));
+    CHECK_OK(ctx, coal_device_stats_get(ctx, &s1));
+    CHECK(!memcmp(&s0, &s1, sizeof s0), "a product without a change moved data");
+    if (!cuda)
+      CHECK(s1.upload_bytes == 0 && s1.full_uploads == 0 && s1.values_uploads == 0 &&
+                s1.formats_built == 0,
+            "host context counted uploads");
+    coal_mat_destroy(&A), coal_bvec_destroy(&x), coal_bvec_destroy(&y);
+  }
+}
+
 /* Segments of the long rows (row-split SpMM's CTAs per long row): every row longer than the
  * threshold, in order, cut into segments of at most seg entries, against a plain loop over the
  * row offsets; none above the longest row; bad arguments refused. */
@@ -513,6 +611,7 @@ int main(void) {
     test_mat_host(ctx);
     test_line_stride(ctx);
     test_long_rows(ctx);
+    test_refresh_stats(ctx);
     coal_ctx_destroy(&ctx);
   }
   return check_finish();

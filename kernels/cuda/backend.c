@@ -99,6 +99,7 @@ const coal_backend_ops coal_backend_cuda = {
             .bcg_update = coal_blas_bcg_update_cuda,
             .bcg_dir = coal_blas_bcg_dir_cuda,
             .bcg_spmm_gram = coal_blas_bcg_spmm_gram_cuda,
+            .fill = coal_blas_fill_cuda,
             .vec_axpbypcz = coal_blas_vec_axpbypcz_cuda,
             .vec_pointwise = coal_blas_vec_pointwise_cuda,
             .vec_dots = coal_blas_vec_dots_cuda,

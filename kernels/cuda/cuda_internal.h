@@ -216,6 +216,10 @@ void coal_cuda_free(void *p);
  * stream; NULL is ignored). Memory of one must go back through the other. */
 coal_status coal_cuda_pool_alloc(coal_ctx ctx, size_t bytes, void **p);
 void coal_cuda_pool_free(coal_ctx ctx, void *p);
+/* Allocates *dst and queues the host -> device copy of a matrix's data (CSR, or a format built
+ * on the host) on the stream without synchronising (the caller synchronises once, and the
+ * source must live until then). The bytes count in ctx->stats.upload_bytes. */
+coal_status coal_cuda_upload_new(coal_ctx ctx, void **dst, const void *src, size_t bytes);
 /* A's device state (after mat_prepare), or COAL_ERR_STATE. */
 coal_status coal_cuda_mat(coal_mat A, struct coal_mat_cuda **d);
 /* Builds the FastLoad format once on the GPU (coal_cuda_fastload_build) and caches it in

@@ -111,13 +111,16 @@ coal_status coal_mem_sync_cuda(coal_ctx ctx) {
   return COAL_SUCCESS;
 }
 
-/* Allocates and enqueues a host->device copy (no synchronisation: the caller syncs once). */
-static coal_status dup_async(coal_ctx ctx, void **dst, const void *src, size_t bytes) {
+coal_status coal_cuda_upload_new(coal_ctx ctx, void **dst, const void *src, size_t bytes) {
   COAL_CALL(coal_cuda_malloc(ctx, bytes, dst));
   if (bytes)
     COAL_CUDA_CALL(ctx,
                    cudaMemcpyAsync(*dst, src, bytes, cudaMemcpyHostToDevice, coal_stream(ctx)));
+  ctx->stats.upload_bytes += bytes;
   return COAL_SUCCESS;
+}
+static inline coal_status dup_async(coal_ctx ctx, void **dst, const void *src, size_t bytes) {
+  return coal_cuda_upload_new(ctx, dst, src, bytes);
 }
 
 /* ---- matrix residency -------------------------------------------------------------------- */
@@ -157,6 +160,7 @@ void coal_mat_release_cuda(coal_mat A) {
 static coal_status upload_csr(coal_mat A, struct coal_mat_cuda *d) {
   coal_ctx ctx = A->ctx;
   size_t es = coal_dtype_size(A->dtype);
+  ctx->stats.full_uploads++;
   COAL_CALL(
       dup_async(ctx, (void **)&d->rowptr, A->rowptr, sizeof(int32_t) * ((size_t)A->nrows + 1)));
   COAL_CALL(dup_async(ctx, (void **)&d->colind, A->colind, sizeof(int32_t) * (size_t)A->nnz));
@@ -175,7 +179,8 @@ void coal_mat_drop_formats_cuda(coal_mat A) {
   coal_cuda_swift_dev_free(&d->sw);
 }
 
-/* Makes the device CSR current: full upload the first time, values only after a change.
+/* Makes the device CSR current: full upload the first time, values only after a change
+ * (coal_mat_invalidate keeps the device structure; nnz * sizeof(value) bytes).
  * Cheap when nothing changed (two field tests), so every product may call it. A device-only
  * matrix (coal_mat_wrap_device) has a current device copy and is never uploaded. */
 coal_status coal_mat_prepare_cuda(coal_mat A) {
@@ -199,8 +204,10 @@ coal_status coal_mat_prepare_cuda(coal_mat A) {
                "device values are stale and the matrix has no current host copy");
     /* Derived device formats hold values too: drop them, they are rebuilt at next use. */
     coal_mat_drop_formats_cuda(A);
-    COAL_CALL(coal_mem_upload_cuda(ctx, A->dev->values, A->values,
-                                   coal_dtype_size(A->dtype) * (size_t)A->nnz));
+    const size_t bytes = coal_dtype_size(A->dtype) * (size_t)A->nnz;
+    COAL_CALL(coal_mem_upload_cuda(ctx, A->dev->values, A->values, bytes));
+    ctx->stats.values_uploads++;
+    ctx->stats.upload_bytes += bytes;
     A->valid |= COAL_MEM_DEVICE;
   }
   return COAL_SUCCESS;
@@ -393,6 +400,7 @@ coal_status coal_cuda_fastload_upload(coal_mat A, int transposed,
       return st;
     }
     fd->built = 1;
+    A->ctx->stats.formats_built++;
   }
   *out = fd;
   return COAL_SUCCESS;

@@ -226,8 +226,8 @@ coal_status cu_numeric(coal_spgemm p, int download) {
    * values are stale too: only a PtAP object's private A*P gets here, read by the outer
    * product from c_val. */
   coal_mat_invalidate(C);
-  if (d->c_rowptr) { /* first numeric: C's device structure is here already */
-    if (download) {
+  if (d->c_rowptr) {           /* first numeric: C's device structure is here already */
+    if (download && !C->dev) { /* (a device copy made in between keeps its structure) */
       COAL_CALL(give_device_copy(ctx, d, C));
     } else {
       coal_cuda_free(d->c_rowptr), coal_cuda_free(d->c_colind);

@@ -139,11 +139,9 @@ __global__ __launch_bounds__(COAL_CUDA_CTA) void sw_irregular_kernel(
 /* ---- device format --------------------------------------------------------------------- */
 template <typename P> coal_status dup(coal_ctx ctx, P **dst, const void *src, size_t bytes) {
   void *p = NULL;
-  COAL_CALL(coal_cuda_malloc(ctx, bytes, &p));
+  const coal_status st = coal_cuda_upload_new(ctx, &p, src, bytes);
   *dst = (P *)p;
-  if (bytes)
-    COAL_CUDA_CALL(ctx, cudaMemcpyAsync(p, src, bytes, cudaMemcpyHostToDevice, coal_stream(ctx)));
-  return COAL_SUCCESS;
+  return st;
 }
 
 coal_status upload(coal_ctx ctx, const coal_swift *f, size_t es, struct coal_swift_dev *s) {
@@ -183,6 +181,7 @@ coal_status swift_dev(coal_mat A, struct coal_mat_cuda *d, const struct coal_swi
       return st;
     }
     s->built = 1, s->height = f->height_limit;
+    A->ctx->stats.formats_built++;
   }
   *out = s;
   return COAL_SUCCESS;

@@ -157,6 +157,7 @@ const coal_backend_ops coal_backend_host = {
             .bcg_update = coal_blas_bcg_update_host,
             .bcg_dir = coal_blas_bcg_dir_host,
             .bcg_spmm_gram = NULL, /* the solver calls coal_spmm and bcg_gram */
+            .fill = coal_blas_fill_host,
             .vec_axpbypcz = coal_blas_vec_axpbypcz_host,
             .vec_pointwise = coal_blas_vec_pointwise_host,
             .vec_dots = coal_blas_vec_dots_host,
