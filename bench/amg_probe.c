@@ -176,7 +176,8 @@ static void algos(coal_amg amg) {
 /* --ops: one operation of the cycle, timed by coal_bench_time. */
 typedef struct {
   int what; /* 0 A product, 1 Chebyshev step, 2 step without direction, 3 R, 4 P, 5 block pass,
-               6 coarse solve */
+               6 coarse solve, 7 A product by a kernel without a derived format (CSR-vector
+               SpMV at k = 1, row-split SpMM above) */
   coal_amg amg;
   int l;
   int64_t k;
@@ -202,13 +203,17 @@ static coal_status run_op(void *p) {
     return coal_backend(a->amg->ctx)
         ->blas.vec_axpbypcz(a->amg->ctx, L->A->nrows * a->k, 1.0, b[AMG_D], 0.0, NULL, 1.0, a->x,
                             0.0);
+  case 7:
+    return a->k == 1
+               ? coal_spmv_raw(L->A, COAL_SPMV_CSR_VECTOR, -1.0, a->blk[AMG_D], 1.0, a->blk[AMG_R])
+               : coal_spmm(L->A, COAL_SPMM_ROWSPLIT, -1.0, a->v[1], 1.0, a->v[0]);
   default: return coal_amg_coarse_solve(a->amg, a->k, a->b, a->x);
   }
 }
 
 static int ops_timing(coal_amg amg) {
   coal_ctx ctx = amg->ctx;
-  static const char *names[] = {"A", "cheb", "cheb0", "R", "P", "pass", "coarse"};
+  static const char *names[] = {"A", "cheb", "cheb0", "R", "P", "pass", "coarse", "A-csr"};
   const int64_t ks[2] = {1, 32};
   for (int c = 0; c < 2; c++) {
     const int64_t k = ks[c];
@@ -237,7 +242,7 @@ static int ops_timing(coal_amg amg) {
           coal_bvec_view(ctx, q == 3 ? amg->lev[l + 1].A->nrows : n, k, COAL_F64, COAL_ROW_MAJOR, k,
                          vb[q], &a.v[q]);
       printf("ops: k %2lld level %d (%lld rows):", (long long)k, l, (long long)n);
-      for (int w = 0; w < 7; w++) {
+      for (int w = 0; w < 8; w++) {
         if ((w >= 3 && w <= 4 && last) || (w == 6 && (!last || !amg->direct)) ||
             (w != 6 && (!L->blk[AMG_D] || !L->dinv)))
           continue;
