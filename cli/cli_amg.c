@@ -122,8 +122,8 @@ double cli_amg_a_bytes(int64_t rows, int64_t nnz) {
 
 void cli_amg_print_info(const coal_amg_info *in) {
   const double mb = 1e-6, a_bytes = cli_amg_a_bytes(in->rows[0], in->nnz[0]);
-  printf("  %-5s %10s %11s %8s %11s %10s %8s %5s\n", "level", "rows", "nnz", "nnz/row", "P nnz",
-         "MB", "rho", "MIS");
+  printf("  %-5s %10s %11s %8s %11s %10s %8s %5s %6s\n", "level", "rows", "nnz", "nnz/row", "P nnz",
+         "MB", "rho", "MIS", "PtAP");
   for (int l = 0; l < in->levels; l++) {
     const int last = l == in->levels - 1;
     char rho[32], mis[16];
@@ -132,12 +132,15 @@ void cli_amg_print_info(const coal_amg_info *in) {
       snprintf(mis, sizeof mis, "-");
     else
       snprintf(mis, sizeof mis, "%d", in->mis_rounds[l]);
-    printf("  %-5d %10lld %11lld %8.2f %11lld %10.3f %8s %5s\n", l, (long long)in->rows[l],
+    const char *algo = last ? "-" : in->galerkin_algo[l] == (int)COAL_SPGEMM_TILE ? "tile" : "rows";
+    printf("  %-5d %10lld %11lld %8.2f %11lld %10.3f %8s %5s %6s\n", l, (long long)in->rows[l],
            (long long)in->nnz[l], in->rows[l] ? (double)in->nnz[l] / (double)in->rows[l] : 0.0,
-           (long long)in->p_nnz[l], mb * (double)in->bytes[l], rho, mis);
+           (long long)in->p_nnz[l], mb * (double)in->bytes[l], rho, mis, algo);
   }
   printf("  (bytes: A_l, P_l and R_l = P_l^T as CSR; rho: Lanczos estimate of rho(D^-1 A_l); MIS:"
-         " rounds of the distance-2 MIS that built level l+1)\n");
+         " rounds of the distance-2 MIS that built level l+1; PtAP: the SpGEMM algorithm of the "
+         "Galerkin"
+         " product that built level l+1)\n");
   printf("  %-11s grid %.3f, operator %.3f\n", "complexity", in->grid_complexity,
          in->operator_complexity);
   printf("  %-11s hierarchy %.3f MB = %.2fx A (%.3f MB); coarse factor %.3f MB; cycle blocks "

@@ -19,7 +19,8 @@
  *      P = T - omega D^-1 (A_F T), omega = 4 / (3 rho) (coal_amg_smooth_host: the pattern of
  *      A_F T holds T's, so P keeps its pattern); R = P^T (coal_mat_transpose, kept for the
  *      cycle's restriction). A_F = A when every off-diagonal entry is strong;
- *   7. A_c = P^T A P by the SpGEMM front end's PtAP (coal_spgemm_create, PTAP), the next level.
+ *   7. A_c = P^T A P by the SpGEMM front end's PtAP (coal_spgemm_create_algo, PTAP), the next
+ *      level: TILE when A_c has at most COAL_AMG_TILE_PTAP_ROWS rows, else ROWS (amg_impl.h).
  * The product objects are released once their result is taken (a numeric-only re-setup would
  * keep them: not done yet). The coarsest level gets the dense factor (amg_coarse.c) when it has
  * at most COAL_AMG_DENSE_MAX rows. Every level that is smoothed keeps the smoother's inverse
@@ -291,7 +292,11 @@ static coal_status coarsen(coal_amg amg, int l, const double *diag, const double
   COAL_CALL_GOTO(st, coal_mat_transpose_backend(L->P, &L->R), done);
   phase_add(amg, COAL_AMG_PHASE_SMOOTH, t);
   /* 7. A_c = P^T A P */
-  COAL_CALL_GOTO(st, coal_spgemm_create(COAL_PRODUCT_PTAP, A, L->P, &prod, &Ac), done);
+  L->galerkin_algo = L->P->ncols <= COAL_AMG_TILE_PTAP_ROWS ? COAL_SPGEMM_TILE : COAL_SPGEMM_ROWS;
+  COAL_CALL_GOTO(st,
+                 coal_spgemm_create_algo(COAL_PRODUCT_PTAP, A, L->P,
+                                         (coal_spgemm_algo)L->galerkin_algo, &prod, &Ac),
+                 done);
   coal_spgemm_destroy(&prod);
   amg->lev[l + 1].A = Ac;
   amg->nlevels = l + 2;
@@ -381,6 +386,7 @@ static void fill_info(coal_amg amg) {
     in->bytes[l] = csr_bytes(L->A) + csr_bytes(L->P) + csr_bytes(L->R);
     in->rho[l] = L->rho;
     in->mis_rounds[l] = L->mis_rounds;
+    in->galerkin_algo[l] = L->P ? L->galerkin_algo : 0;
     in->hierarchy_bytes += in->bytes[l];
     rows += (double)L->A->nrows, nnz += (double)L->A->nnz;
   }

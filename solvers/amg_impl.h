@@ -23,6 +23,12 @@
 /* A coarsest level with more rows than this (coarsening stalled, or max_levels reached) gets no
  * dense factor (its n^2 doubles and n^3/3 flops) and is only smoothed, twice per visit. */
 #define COAL_AMG_DENSE_MAX 5000
+/* The Galerkin product of a level whose coarse matrix has at most this many rows runs TileSpGEMM,
+ * else the row-wise product (`amg_probe --algos` on the 7-point 128^3 hierarchy: rows 7.3 and
+ * 9.7 ms against tile 484 and 52 ms on the two fine levels, rows 7.7 ms against tile 2.9 ms for
+ * the 215-row coarsest matrix; bench/RESULTS.md). TILE builds its tiles from the host CSR: on
+ * such a level A_l and P_l are small. */
+#define COAL_AMG_TILE_PTAP_ROWS 2048
 /* Seed of the Lanczos start vector (coal_bvec_set_random: the same on every backend). */
 #define COAL_AMG_SEED 0x5A6Dull
 
@@ -34,6 +40,7 @@ typedef struct {
   double *dinv;             /* backend, n: the smoother's inverse diagonal (1/a_ii or l1) */
   double rho;               /* Lanczos estimate of rho(D^-1 A), D = diag(A); 0 where not needed */
   int mis_rounds;           /* rounds of the distance-2 MIS that made the next level */
+  int galerkin_algo;        /* the SpGEMM algorithm of the product that made the next level */
   double *blk[AMG_NBLK];    /* backend, n x kcap each (level 0: B and X only for layout copies) */
   coal_bvec view[AMG_NBLK]; /* views over blk, repointed at every apply (no allocation) */
 } coal_amg_level;

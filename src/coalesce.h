@@ -399,6 +399,9 @@ typedef struct {
                                           smoothed */
   double setup_seconds;                /* the whole setup */
   double phase_seconds[COAL_AMG_NPHASES];
+  /* the SpGEMM algorithm of the Galerkin product that built level l+1 (COAL_SPGEMM_ROWS or
+   * COAL_SPGEMM_TILE; 0 on the coarsest level) */
+  int galerkin_algo[COAL_AMG_MAX_LEVELS];
 } coal_amg_info;
 
 const char *coal_amg_phase_name(coal_amg_phase p);

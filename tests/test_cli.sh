@@ -417,14 +417,14 @@ run eigs-amg-nopc 2 "$BIN" eigs lap2d:12 --amg-cycle w
 # ---- amg ---------------------------------------------------------------------------------
 run amg 0 "$BIN" amg lap3d:16
 expect amg "$tmp/out" '^coalesce amg: lap3d:16, 4096 rows, 27136 nonzeros'
-expect amg "$tmp/out" '^  level +rows +nnz +nnz/row +P nnz +MB +rho +MIS$'
-expect amg "$tmp/out" '^  0 +4096 +27136 +6\.62 +[1-9][0-9]* +[0-9.]+ +[0-9.]+ +[0-9]+$'
+expect amg "$tmp/out" '^  level +rows +nnz +nnz/row +P nnz +MB +rho +MIS +PtAP$'
+expect amg "$tmp/out" '^  0 +4096 +27136 +6\.62 +[1-9][0-9]* +[0-9.]+ +[0-9.]+ +[0-9]+ +(rows|tile)$'
 expect amg "$tmp/out" '^  1 +[0-9]+ +[0-9]+ .* +- +- *$'
 expect amg "$tmp/out" '^  complexity +grid 1\.[0-9]+, operator 1\.[0-9]+$'
 expect amg "$tmp/out" '^  memory +hierarchy [0-9.]+ MB = [0-9.]+x A'
 expect amg "$tmp/out" '^  coarsest +[0-9]+ rows, dense Cholesky factor, rank [0-9]+'
 expect amg "$tmp/out" '^  setup +[0-9.]+ s: check [0-9.]+, strength .*galerkin [0-9.]+, coarse'
-levels() { awk '$1 ~ /^[0-9]+$/ && NF == 8 { n++ } END { print n + 0 }' "$tmp/out"; }
+levels() { awk '$1 ~ /^[0-9]+$/ && NF == 9 { n++ } END { print n + 0 }' "$tmp/out"; }
 lev_default=$(levels)
 run amg-coarse 0 "$BIN" amg lap3d:16 --amg-coarse-size 100 --amg-smoother l1-jacobi
 expect amg-coarse "$tmp/out" 'l1-jacobi degree 2, coarse size 100,'
