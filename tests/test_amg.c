@@ -24,6 +24,13 @@
 #include "amg_impl.h"
 #include "check.h"
 #include "solver_impl.h"
+#ifdef TEST_CUDA
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#include <cuda_runtime.h>
+#pragma GCC diagnostic pop
+#include <stdlib.h>
+#endif
 
 #include <stdint.h>
 
@@ -1200,6 +1207,57 @@ static void test_errors(void) {
         "smoother names");
 }
 
+#ifdef TEST_CUDA
+/* Device out of memory during the setup: most of the free device memory is held outside the
+ * library, the setup must answer COAL_ERR_DEVICE_MEMORY and give back what it had made (the free
+ * memory afterwards is what it was before; the context's pool caches nothing: KEEP_MB = 0), and
+ * once the memory is released the same object sets up and applies. */
+static void test_device_oom(void) {
+  setenv("COALESCE_POOL_KEEP_MB", "0", 1);
+  coal_ctx c = NULL;
+  coal_status cs = coal_ctx_create(COAL_BACKEND_CUDA, &c);
+  unsetenv("COALESCE_POOL_KEEP_MB");
+  CHECK_OK(c, cs);
+  if (cs) return;
+  coal_mat A = NULL;
+  coal_amg amg = NULL;
+  CHECK_OK(c, coal_gen_laplace3d(c, 48, 48, 48, 7, COAL_F64, &A));
+  CHECK_OK(c, coal_backend(c)->mat.prepare(A)); /* A on the device before the memory runs short */
+  CHECK_OK(c, coal_amg_create(A, &amg));
+  CHECK_OK(c, coal_ctx_sync(c));
+  size_t fr0 = 0, tot = 0, fr1 = 0;
+  cudaMemGetInfo(&fr0, &tot);
+  const size_t margin = (size_t)12 << 20; /* the hierarchy needs about 25 MB */
+  void *hog = NULL;
+  if (fr0 <= margin || cudaMalloc(&hog, fr0 - margin) != cudaSuccess) {
+    (void)cudaGetLastError();
+    printf("device OOM test: could not hold the free memory, skipped\n");
+  } else {
+    size_t frh = 0;
+    cudaMemGetInfo(&frh, &tot);
+    const coal_status st = coal_amg_setup(amg);
+    CHECK(st == COAL_ERR_DEVICE_MEMORY, "setup short of device memory answered %s (%s)",
+          coal_status_string(st), coal_ctx_last_error(c));
+    CHECK_OK(c, coal_ctx_sync(c));
+    cudaMemGetInfo(&fr1, &tot);
+    CHECK(fr1 + ((size_t)2 << 20) >= frh, "the failed setup kept %.1f MB of device memory",
+          ((double)frh - (double)fr1) / 1e6);
+    cudaFree(hog);
+  }
+  CHECK_OK(c, coal_amg_setup(amg)); /* the same object, memory back */
+  coal_bvec R = NULL, Z = NULL;
+  CHECK_OK(c, coal_bvec_create(c, 48 * 48 * 48, 1, COAL_F64, COAL_ROW_MAJOR, 0, &R));
+  CHECK_OK(c, coal_bvec_create(c, 48 * 48 * 48, 1, COAL_F64, COAL_ROW_MAJOR, 0, &Z));
+  CHECK_OK(c, coal_bvec_set_random(R, 9));
+  CHECK_OK(c, coal_amg_apply(amg, R, Z));
+  coal_bvec_destroy(&R);
+  coal_bvec_destroy(&Z);
+  coal_amg_destroy(&amg);
+  coal_mat_destroy(&A);
+  coal_ctx_destroy(&c);
+}
+#endif
+
 int main(void) {
 #ifdef TEST_CUDA
   /* the whole suite on a CUDA context; the kernel tests add the twin comparisons */
@@ -1222,6 +1280,9 @@ int main(void) {
   test_block_and_eigs();
   test_singular_and_stalled();
   test_errors();
+#ifdef TEST_CUDA
+  test_device_oom();
+#endif
   coal_ctx_destroy(&ctx);
   return check_finish();
 }
