@@ -168,6 +168,17 @@ coal_status coal_amg_cheb_step_host(coal_mat A, int64_t k, double c1, double c2,
                                     const double *rin, double *rout, const double *dprev,
                                     double *dnew, const double *xin, double *xout);
 
+/* ---- the coarsest level's dense solve (solvers/amg_coarse.c) ------------------------------- *
+ * X = Pi [ (L11 L11^T)^-1 y1 ; 0 ],  y = Pi^T B: fac is the nc x nc lower Cholesky factor of the
+ * permuted coarse matrix Pi^T A_c Pi (column-major, leading dimension nc; only its leading
+ * rank x rank block L11 is used), perm[i] the row of A_c that row i of the factor is; B and X
+ * nc x k row-major tight; work nc x k (column-major scratch). Host twin: forward and backward
+ * substitution per column, sums in index order; the GPU (cuBLAS triangular solves) agrees to
+ * rounding. Traffic: the factor read twice per call (rank^2 doubles), B read, X written. */
+coal_status coal_amg_coarse_solve_host(coal_ctx ctx, int32_t nc, int32_t rank, const double *fac,
+                                       const int32_t *perm, int64_t k, const double *B, double *X,
+                                       double *work);
+
 /* ---- the CUDA twins (kernels/cuda/amg_*.cu), same arguments in device memory ---------------- *
  * A thread per row (or vertex, or aggregate) runs the host twin's loop body, so that each row's
  * sums run in the same order; products and sums are written with __dmul_rn / __dadd_rn where
@@ -201,6 +212,9 @@ coal_status coal_amg_tentative_cuda(coal_ctx ctx, int32_t n, int32_t nagg, const
 coal_status coal_amg_smooth_cuda(coal_ctx ctx, int32_t n, const int32_t *rowptr,
                                  const int32_t *colind, double *val, const double *dinv,
                                  const int32_t *agg, const double *tval, double omega);
+coal_status coal_amg_coarse_solve_cuda(coal_ctx ctx, int32_t nc, int32_t rank, const double *fac,
+                                       const int32_t *perm, int64_t k, const double *B, double *X,
+                                       double *work);
 coal_status coal_amg_cheb_step_cuda(coal_mat A, int64_t k, double c1, double c2, const double *dinv,
                                     const double *rin, double *rout, const double *dprev,
                                     double *dnew, const double *xin, double *xout);

@@ -12,10 +12,9 @@
  * A-orthogonal projector, so the cycle is still symmetric and positive semi-definite and CG
  * converges on a consistent singular system (tests/test_amg.c, Neumann Laplacian).
  *
- * Solve, per cycle: the k right-hand sides (nc x k, row-major, backend memory) are downloaded,
- * permuted and transposed to column-major, solved by dpotrs on the leading rank rows, and
- * written back (uploaded). That is 2 nc k doubles over the bus and 2 nc^2 k flops on the host:
- * with nc <= COAL_AMG_DENSE_MAX and the default coarse size, microseconds to a millisecond. */
+ * The factor and the permutation are uploaded once to the backend's memory; each cycle's solve is
+ * the backend's amg.coarse_solve (kernels/amg.h: a gather, the two triangular solves with the
+ * leading rank x rank block, a scatter; cuBLAS on a GPU), so nothing crosses the bus per cycle. */
 #include "amg_impl.h"
 #include "lapack.h"
 
@@ -23,13 +22,30 @@
 #include <math.h>
 #include <string.h>
 
+static void backend_free(coal_amg amg, void *p) {
+  if (p) coal_backend(amg->ctx)->mem.release(amg->ctx, p);
+}
+
 void coal_amg_coarse_free(coal_amg amg) {
   coal_free(amg->fac);
   coal_free(amg->perm);
-  coal_free(amg->cbuf);
-  coal_free(amg->cbuf2);
-  amg->fac = amg->cbuf = amg->cbuf2 = NULL, amg->perm = NULL;
+  backend_free(amg, amg->fac_b);
+  backend_free(amg, amg->perm_b);
+  backend_free(amg, amg->cwork);
+  amg->fac = NULL, amg->perm = NULL, amg->fac_b = amg->cwork = NULL, amg->perm_b = NULL;
   amg->nc = amg->rank = amg->direct = 0;
+}
+
+/* The factor and perm in backend memory (perm is int: 32 bits here). */
+_Static_assert(sizeof(int) == sizeof(int32_t), "perm is uploaded as int32");
+static coal_status upload_factor(coal_amg amg, int n) {
+  coal_ctx ctx = amg->ctx;
+  const coal_mem_ops *mem = &coal_backend(ctx)->mem;
+  const size_t fb = sizeof(double) * (size_t)n * (size_t)n, pb = sizeof(int32_t) * (size_t)n;
+  COAL_CALL(mem->alloc(ctx, fb, (void **)&amg->fac_b));
+  COAL_CALL(mem->alloc(ctx, pb, (void **)&amg->perm_b));
+  COAL_CALL(mem->upload(ctx, amg->fac_b, amg->fac, fb));
+  return mem->upload(ctx, amg->perm_b, amg->perm, pb);
 }
 
 static void fill_dense(coal_mat Ac, double *F) {
@@ -81,8 +97,9 @@ coal_status coal_amg_coarse_factor(coal_amg amg, coal_mat Ac) {
     for (int i = 0; i < n; i++) amg->perm[i] -= 1; /* 1-based */
     amg->rank = rank;
   }
-  coal_free(work);
+  coal_free(work), work = NULL;
   amg->nc = n, amg->direct = 1;
+  COAL_CALL_GOTO(st, upload_factor(amg, n), fail);
   return COAL_SUCCESS;
 fail:
   coal_free(work);
@@ -91,32 +108,14 @@ fail:
 }
 
 coal_status coal_amg_coarse_buffers(coal_amg amg, int64_t k) {
-  coal_free(amg->cbuf);
-  coal_free(amg->cbuf2);
-  amg->cbuf = amg->cbuf2 = NULL;
+  backend_free(amg, amg->cwork);
+  amg->cwork = NULL;
   if (!amg->direct) return COAL_SUCCESS;
-  const size_t bytes = sizeof(double) * (size_t)amg->nc * (size_t)k;
-  COAL_CALL(coal_malloc(amg->ctx, bytes, (void **)&amg->cbuf));
-  return coal_malloc(amg->ctx, bytes, (void **)&amg->cbuf2);
+  const size_t bytes = sizeof(double) * (size_t)amg->nc * (size_t)(k > 0 ? k : 1);
+  return coal_backend(amg->ctx)->mem.alloc(amg->ctx, bytes, (void **)&amg->cwork);
 }
 
 coal_status coal_amg_coarse_solve(coal_amg amg, int64_t k, const double *B, double *X) {
-  coal_ctx ctx = amg->ctx;
-  const int n = amg->nc, r = amg->rank;
-  const size_t bytes = sizeof(double) * (size_t)n * (size_t)k;
-  double *b = amg->cbuf, *y = amg->cbuf2;
-  COAL_CALL(coal_backend(ctx)->mem.download(ctx, b, B, bytes));
-  for (int i = 0; i < n; i++) { /* y = Pi^T b, column-major */
-    const double *src = b + (size_t)amg->perm[i] * (size_t)k;
-    for (int64_t j = 0; j < k; j++) y[(size_t)j * n + i] = src[j];
-  }
-  int info = coal_lapack_potrs(r, (int)k, amg->fac, n, y, n);
-  COAL_CHECK(ctx, info == 0, COAL_ERR_ARG, "AMG coarse solve: dpotrs info %d", info);
-  for (int64_t j = 0; j < k; j++)
-    for (int i = r; i < n; i++) y[(size_t)j * n + i] = 0.0; /* the dropped null space */
-  for (int i = 0; i < n; i++) {                             /* x = Pi y, row-major */
-    double *dst = b + (size_t)amg->perm[i] * (size_t)k;
-    for (int64_t j = 0; j < k; j++) dst[j] = y[(size_t)j * n + i];
-  }
-  return coal_backend(ctx)->mem.upload(ctx, X, b, bytes);
+  return coal_backend(amg->ctx)->amg.coarse_solve(amg->ctx, amg->nc, amg->rank, amg->fac_b,
+                                                  amg->perm_b, k, B, X, amg->cwork);
 }

@@ -68,9 +68,11 @@ struct coal_amg_s {
   int has_b0;    /* level 0's B and X blocks exist (an apply on blocks that are not tight) */
   /* coarsest level, host: dense factor of the permuted matrix, column-major, lower */
   int nc, direct, rank;
-  double *fac;          /* nc x nc */
-  int *perm;            /* nc: row i of the factor is row perm[i] of A_c (0-based) */
-  double *cbuf, *cbuf2; /* nc x kcap each: the right-hand sides, row- and column-major */
+  double *fac;     /* nc x nc */
+  int *perm;       /* nc: row i of the factor is row perm[i] of A_c (0-based) */
+  double *fac_b;   /* the factor in backend memory (uploaded once) */
+  int32_t *perm_b; /* perm in backend memory */
+  double *cwork;   /* backend, nc x kcap: the solve's column-major work */
   coal_amg_info info;
 };
 
@@ -96,10 +98,11 @@ coal_status coal_amg_copy_out(coal_amg amg, const double *src, coal_bvec V);
 /* ---- amg_coarse.c ------------------------------------------------------------------------- */
 /* Factorises the coarsest matrix A_c (host CSR): LAPACK dpotrf; when it fails or a pivot is at
  * the rounding level (at most nc eps max a_ii), the pivoted dpstrf, whose rank drops the null
- * space. Allocates fac, perm; cbuf/cbuf2 come with the blocks (coal_amg_coarse_buffers). */
+ * space. Allocates fac, perm and their backend copies fac_b, perm_b; the work cwork comes with
+ * the blocks (coal_amg_coarse_buffers). */
 coal_status coal_amg_coarse_factor(coal_amg amg, coal_mat Ac);
 coal_status coal_amg_coarse_buffers(coal_amg amg, int64_t k);
-/* X = A_c^+ B on k columns (row-major tight, backend memory): downloaded, solved, uploaded. */
+/* X = A_c^+ B on k columns (row-major tight, backend memory): the backend's amg.coarse_solve. */
 coal_status coal_amg_coarse_solve(coal_amg amg, int64_t k, const double *B, double *X);
 void coal_amg_coarse_free(coal_amg amg);
 

@@ -1,5 +1,4 @@
-/* Wrappers over LAPACK's Fortran dsygvd (row-major), dpotrf, dpotrs and dpstrf (solvers/lapack.h).
- */
+/* Wrappers over LAPACK's Fortran dsygvd (row-major), dpotrf and dpstrf (solvers/lapack.h). */
 #include "lapack.h"
 
 #include <string.h>
@@ -12,20 +11,12 @@ extern void dsygvd_(const int *itype, const char *jobz, const char *uplo, const 
 
 extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info,
                     size_t luplo);
-extern void dpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a,
-                    const int *lda, double *b, const int *ldb, int *info, size_t luplo);
 extern void dpstrf_(const char *uplo, const int *n, double *a, const int *lda, int *piv, int *rank,
                     const double *tol, double *work, int *info, size_t luplo);
 
 int coal_lapack_potrf(int n, double *A, int lda) {
   int info = 0;
   if (n > 0) dpotrf_("L", &n, A, &lda, &info, 1);
-  return info;
-}
-
-int coal_lapack_potrs(int n, int nrhs, const double *A, int lda, double *B, int ldb) {
-  int info = 0;
-  if (n > 0 && nrhs > 0) dpotrs_("L", &n, &nrhs, A, &lda, B, &ldb, &info, 1);
   return info;
 }
 

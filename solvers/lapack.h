@@ -19,9 +19,6 @@ int coal_lapack_sygv(int m, double *A, double *B, double *w, double *C, double *
 /* Cholesky factorisation A = L L^T of an n x n column-major SPD matrix, lower triangle (lda):
  * dpotrf. Returns LAPACK's info (j > 0: the leading minor of order j is not positive). */
 int coal_lapack_potrf(int n, double *A, int lda);
-/* Solves A X = B with the factor of coal_lapack_potrf (or the leading n x n part of
- * coal_lapack_pstrf's): B n x nrhs column-major (ldb), overwritten by X. dpotrs. */
-int coal_lapack_potrs(int n, int nrhs, const double *A, int lda, double *B, int ldb);
 /* Pivoted Cholesky of a symmetric positive semi-definite matrix, lower (dpstrf):
  * P^T A P = L L^T with P the permutation piv (1-based, n entries), *rank the number of pivots
  * above tol (tol < 0: LAPACK's n eps max a_ii); L's leading rank x rank block is the factor.

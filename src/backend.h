@@ -286,7 +286,7 @@ typedef struct coal_blas_ops {
  * Every entry has the arguments of its host twin coal_amg_X_host in kernels/amg.h, where the
  * results are defined; arrays are in the backend's memory, scalars that the caller needs at once
  * (*bad, *rounds, *nagg) on the host. The CUDA twins (kernels/cuda/amg_*.cu) give the same
- * integers and the same bits; cheb_step, a product, agrees to rounding. */
+ * integers and the same bits; coarse_solve and cheb_step agree to rounding. */
 typedef struct coal_amg_ops {
   coal_status (*diagonal)(coal_ctx ctx, int32_t n, const int32_t *rowptr, const int32_t *colind,
                           const double *val, double *diag);
@@ -312,6 +312,10 @@ typedef struct coal_amg_ops {
   coal_status (*smooth)(coal_ctx ctx, int32_t n, const int32_t *rowptr, const int32_t *colind,
                         double *val, const double *dinv, const int32_t *agg, const double *tval,
                         double omega);
+  /* the coarsest level's dense solve (coal_amg_coarse_solve_host: the results to rounding) */
+  coal_status (*coarse_solve)(coal_ctx ctx, int32_t nc, int32_t rank, const double *fac,
+                              const int32_t *perm, int64_t k, const double *B, double *X,
+                              double *work);
   /* the cycle's fused Chebyshev step (coal_amg_cheb_step_host: the results to rounding) */
   coal_status (*cheb_step)(coal_mat A, int64_t k, double c1, double c2, const double *dinv,
                            const double *rin, double *rout, const double *dprev, double *dnew,

@@ -532,6 +532,46 @@ static void twin_cheb(const char *name, coal_mat A, int64_t k) {
   for (int a = 0; a < 6; a++) free(h[a]);
   free(dinv);
 }
+
+/* The coarse solve of the GPU against the host twin: a random lower factor with a positive
+ * diagonal, a permutation, full rank and rank < nc, k = 1, 5, 32; outputs poisoned. */
+static void twin_coarse(void) {
+  const coal_amg_ops *ops = &coal_backend(ctx)->amg;
+  const int32_t nc = 37;
+  uint64_t seed = 4242;
+  double *fac = malloc(sizeof(double) * nc * nc);
+  int32_t *perm = malloc(sizeof(int32_t) * nc);
+  for (int32_t c = 0; c < nc; c++)
+    for (int32_t r = 0; r < nc; r++)
+      fac[c * nc + r] = r == c ? 2.0 + urand(&seed) : r > c ? 0.3 * urand(&seed) : 99.0;
+  for (int32_t i = 0; i < nc; i++) perm[i] = (i * 11 + 5) % nc; /* 11 and 37 coprime */
+  double *d_fac = dev_copy(fac, sizeof(double) * nc * nc);
+  int32_t *d_perm = dev_copy(perm, sizeof(int32_t) * nc);
+  const int64_t ks[] = {1, 5, 32};
+  for (int c = 0; c < 3; c++)
+    for (int32_t rank = nc; rank >= nc - 3; rank -= 3) {
+      const int64_t k = ks[c];
+      const size_t bytes = sizeof(double) * (size_t)(nc * k);
+      double *B = malloc(bytes), *X = malloc(bytes), *W = malloc(bytes), *got = malloc(bytes);
+      for (int64_t e = 0; e < nc * k; e++) B[e] = urand(&seed);
+      CHECK_OK(ctx, coal_amg_coarse_solve_host(ctx, nc, rank, fac, perm, k, B, X, W));
+      double *d_B = dev_copy(B, bytes), *d_X = dev_poisoned(bytes), *d_W = dev_poisoned(bytes);
+      CHECK_OK(ctx, ops->coarse_solve(ctx, nc, rank, d_fac, d_perm, k, d_B, d_X, d_W));
+      CHECK_OK(ctx, coal_backend(ctx)->mem.download(ctx, got, d_X, bytes));
+      double err = 0, mx = 0;
+      for (int64_t e = 0; e < nc * k; e++) {
+        err = fmax(err, fabs(got[e] - X[e]));
+        mx = fmax(mx, fabs(X[e]));
+        if (got[e] != got[e]) err = INFINITY;
+      }
+      CHECK(err <= 1e-12 * (mx + 1.0), "coarse solve k %lld rank %d: twins differ by %g",
+            (long long)k, rank, err);
+      dev_free(d_B), dev_free(d_X), dev_free(d_W);
+      free(B), free(X), free(W), free(got);
+    }
+  dev_free(d_fac), dev_free(d_perm);
+  free(fac), free(perm);
+}
 #endif
 
 static void kernels_case(const char *name, coal_mat A, const double *thetas, int nth) {
@@ -555,6 +595,9 @@ static void kernels_case(const char *name, coal_mat A, const double *thetas, int
 
 static void test_kernels(void) {
   const double th[] = {0.0, 0.02, 0.3};
+#ifdef TEST_CUDA
+  twin_coarse();
+#endif
   coal_mat A = NULL;
   { /* 1 x 1 */
     double d = 2.0;

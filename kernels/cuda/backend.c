@@ -81,6 +81,7 @@ const coal_backend_ops coal_backend_cuda = {
             .aggregate = coal_amg_aggregate_cuda,
             .tentative = coal_amg_tentative_cuda,
             .smooth = coal_amg_smooth_cuda,
+            .coarse_solve = coal_amg_coarse_solve_cuda,
             .cheb_step = coal_amg_cheb_step_cuda,
         },
     .blas =

@@ -139,6 +139,7 @@ const coal_backend_ops coal_backend_host = {
             .aggregate = coal_amg_aggregate_host,
             .tentative = coal_amg_tentative_host,
             .smooth = coal_amg_smooth_host,
+            .coarse_solve = coal_amg_coarse_solve_host,
             .cheb_step = coal_amg_cheb_step_host,
         },
     .blas =
