@@ -12,6 +12,7 @@
 #define COAL_KERNELS_BENCH_H
 
 #include "../src/backend.h"
+#include "fastload.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -2,6 +2,7 @@
  * format (src/internal.h): the sort, the cutting rule, the zigzag layout, seg, classes, split
  * rows and atomics, on generated lane structures and on every shared matrix. */
 #include "check.h"
+#include "fastload.h"
 #include "internal.h"
 
 /* A compressed-by-lane structure owned by the test, values in double. */
@@ -274,7 +275,7 @@ static void check_lanes(coal_ctx ctx, const lanes *L, const char *name) {
     for (int h = 0; h < NH; h++)
       for (int seg = 0; seg < 2; seg++) {
         coal_fastload *f = NULL;
-        CHECK_OK(ctx, coal_fastload_build(ctx, L->nlanes, L->nother, L->ptr, L->idx, v,
+        CHECK_OK(ctx, coal_fastload_build_host(ctx, L->nlanes, L->nother, L->ptr, L->idx, v,
                                           (coal_dtype)dt, heights[h], seg, &f));
         if (f) check_format(f, L, (coal_dtype)dt, heights[h], seg, name);
         coal_fastload_free(f);
@@ -328,7 +329,7 @@ static void test_generated(coal_ctx ctx) {
     for (int32_t l = 0; l < 100; l++) c[l] = 1;
     lanes L = lanes_make(100, 3, c, PAT_SAME, 1);
     coal_fastload *f = NULL;
-    CHECK_OK(ctx, coal_fastload_build(ctx, 100, 3, L.ptr, L.idx, L.val, COAL_F64, 8, 1, &f));
+    CHECK_OK(ctx, coal_fastload_build_host(ctx, 100, 3, L.ptr, L.idx, L.val, COAL_F64, 8, 1, &f));
     CHECK(f && f->nblocks == 4 && f->blk_class[0] == COAL_FL_ONE_ROW &&
               f->blk_class[3] == (COAL_FL_ONE_ROW | COAL_FL_PARTIAL) && f->natomics == 4 &&
               f->identity_perm,
@@ -342,15 +343,15 @@ static void test_errors(coal_ctx ctx) {
   int32_t ptr[3] = {0, 2, 1}, idx[2] = {0, 5};
   double v[2] = {1, 2};
   coal_fastload *f = (coal_fastload *)&f;
-  CHECK_ERR(ctx, coal_fastload_build(ctx, 1, 6, ptr, idx, v, COAL_F64, 0, 1, &f), COAL_ERR_ARG);
+  CHECK_ERR(ctx, coal_fastload_build_host(ctx, 1, 6, ptr, idx, v, COAL_F64, 0, 1, &f), COAL_ERR_ARG);
   CHECK(f == NULL, "output cleared on failure");
-  CHECK_ERR(ctx, coal_fastload_build(ctx, 1, 6, ptr, idx, v, COAL_F64, 256, 1, &f), COAL_ERR_ARG);
-  CHECK_ERR(ctx, coal_fastload_build(ctx, 2, 6, ptr, idx, v, COAL_F64, 8, 1, &f), COAL_ERR_ARG);
-  CHECK_ERR(ctx, coal_fastload_build(ctx, 1, 5, ptr, idx, v, COAL_F64, 8, 1, &f), COAL_ERR_ARG);
-  CHECK_ERR(ctx, coal_fastload_build(ctx, -1, 5, ptr, idx, v, COAL_F64, 8, 1, &f), COAL_ERR_ARG);
-  CHECK_ERR(ctx, coal_fastload_build(ctx, 1, 6, ptr, idx, v, COAL_F64, 8, 1, NULL), COAL_ERR_ARG);
+  CHECK_ERR(ctx, coal_fastload_build_host(ctx, 1, 6, ptr, idx, v, COAL_F64, 256, 1, &f), COAL_ERR_ARG);
+  CHECK_ERR(ctx, coal_fastload_build_host(ctx, 2, 6, ptr, idx, v, COAL_F64, 8, 1, &f), COAL_ERR_ARG);
+  CHECK_ERR(ctx, coal_fastload_build_host(ctx, 1, 5, ptr, idx, v, COAL_F64, 8, 1, &f), COAL_ERR_ARG);
+  CHECK_ERR(ctx, coal_fastload_build_host(ctx, -1, 5, ptr, idx, v, COAL_F64, 8, 1, &f), COAL_ERR_ARG);
+  CHECK_ERR(ctx, coal_fastload_build_host(ctx, 1, 6, ptr, idx, v, COAL_F64, 8, 1, NULL), COAL_ERR_ARG);
   CHECK(strlen(coal_ctx_last_error(ctx)) > 0, "error message recorded");
-  CHECK_OK(ctx, coal_fastload_build(ctx, 1, 6, ptr, idx, v, COAL_F64, 255, 1, &f));
+  CHECK_OK(ctx, coal_fastload_build_host(ctx, 1, 6, ptr, idx, v, COAL_F64, 255, 1, &f));
   CHECK(f && f->nblocks == 1 && f->blk_height[0] == 2, "height limit 255 accepted");
   coal_fastload_free(f);
   coal_fastload_free(NULL);

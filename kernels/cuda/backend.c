@@ -29,7 +29,6 @@ const coal_backend_ops coal_backend_cuda = {
             .prepare = coal_mat_prepare_cuda,
             .release = coal_mat_release_cuda,
             .download = coal_mat_download_cuda,
-            .drop_formats = coal_mat_drop_formats_cuda,
         },
     .select =
         {

@@ -1,6 +1,6 @@
 /* CUDA backend, the mem and mat entries of its table (kernels/cuda/backend.c): device memory,
- * transfers on the context's stream, matrix residency (device CSR, FastLoad mirrors, merge-path
- * workspaces; device-only matrices whose host CSR is downloaded on demand). */
+ * transfers on the context's stream, matrix residency (device CSR, the FastLoad device formats in
+ * the matrix's cache; device-only matrices whose host CSR is downloaded on demand). */
 #include "../bench.h" /* coal_cuda_gather_schedule_host */
 #include "cuda_internal.h"
 
@@ -139,19 +139,13 @@ void coal_cuda_fastload_dev_free(struct coal_fastload_dev *f) {
 void coal_mat_release_cuda(coal_mat A) {
   struct coal_mat_cuda *d = A->dev;
   if (!d) return;
+  coal_mat_format_drop(A, COAL_FORMAT_DEVICE); /* the kernels' device formats and workspaces */
   if (d->pooled) {
     coal_cuda_pool_free(A->ctx, d->rowptr), coal_cuda_pool_free(A->ctx, d->colind);
     coal_cuda_pool_free(A->ctx, d->values);
   } else {
     coal_cuda_free(d->rowptr), coal_cuda_free(d->colind), coal_cuda_free(d->values);
   }
-  coal_cuda_fastload_dev_free(&d->fl);
-  coal_cuda_fastload_dev_free(&d->flt);
-  coal_cuda_free(d->merge_row), coal_cuda_free(d->merge_nz);
-  coal_cuda_free(d->carry_row), coal_cuda_free(d->carry_val);
-  coal_cuda_free(d->spmm_carry);
-  coal_cuda_free(d->long_segs[0].rows), coal_cuda_free(d->long_segs[1].rows);
-  coal_cuda_swift_dev_free(&d->sw);
   coal_free(d);
   A->dev = NULL;
   A->valid &= ~(unsigned)COAL_MEM_DEVICE;
@@ -167,16 +161,6 @@ static coal_status upload_csr(coal_mat A, struct coal_mat_cuda *d) {
   COAL_CALL(dup_async(ctx, &d->values, A->values, es * (size_t)A->nnz));
   COAL_CUDA_CALL(ctx, cudaStreamSynchronize(coal_stream(ctx)));
   return COAL_SUCCESS;
-}
-
-/* Drops the device formats that hold values (rebuilt at next use); the CSR and the merge-path
- * arrays stay (the carry arrays hold nothing beyond a product). */
-void coal_mat_drop_formats_cuda(coal_mat A) {
-  struct coal_mat_cuda *d = A->dev;
-  if (!d) return;
-  coal_cuda_fastload_dev_free(&d->fl);
-  coal_cuda_fastload_dev_free(&d->flt);
-  coal_cuda_swift_dev_free(&d->sw);
 }
 
 /* Makes the device CSR current: full upload the first time, values only after a change
@@ -202,8 +186,7 @@ coal_status coal_mat_prepare_cuda(coal_mat A) {
   if (!(A->valid & COAL_MEM_DEVICE)) {
     COAL_CHECK(ctx, A->rowptr && (A->valid & COAL_MEM_HOST), COAL_ERR_STATE,
                "device values are stale and the matrix has no current host copy");
-    /* Derived device formats hold values too: drop them, they are rebuilt at next use. */
-    coal_mat_drop_formats_cuda(A);
+    /* the derived formats that hold values went with the change (coal_mat_invalidate) */
     const size_t bytes = coal_dtype_size(A->dtype) * (size_t)A->nnz;
     COAL_CALL(coal_mem_upload_cuda(ctx, A->dev->values, A->values, bytes));
     ctx->stats.values_uploads++;
@@ -349,11 +332,30 @@ static coal_status upload_fastload(coal_ctx ctx, const coal_fastload *f, int tra
   return st;
 }
 
+static void fastload_entry_free(coal_ctx ctx, void *p) {
+  (void)ctx;
+  coal_cuda_fastload_dev_free((struct coal_fastload_dev *)p);
+  coal_free(p);
+}
+
+coal_status coal_cuda_fastload_entry(coal_mat A, int transposed, struct coal_fastload_dev **out) {
+  const int key = transposed ? COAL_FMT_CUDA_FASTLOAD_T : COAL_FMT_CUDA_FASTLOAD;
+  struct coal_fastload_dev *fd = (struct coal_fastload_dev *)coal_mat_format_get(A, key);
+  if (!fd) {
+    COAL_CALL(coal_calloc(A->ctx, sizeof *fd, (void **)&fd));
+    COAL_CALL(coal_mat_format_put(A, key, COAL_FORMAT_DEVICE | COAL_FORMAT_VALUES, fd,
+                                  fastload_entry_free));
+  }
+  *out = fd;
+  return COAL_SUCCESS;
+}
+
 coal_status coal_cuda_fastload_upload(coal_mat A, int transposed,
                                       const struct coal_fastload_dev **out) {
   struct coal_mat_cuda *d = NULL;
   COAL_CALL(coal_cuda_mat(A, &d));
-  struct coal_fastload_dev *fd = transposed ? &d->flt : &d->fl;
+  struct coal_fastload_dev *fd = NULL;
+  COAL_CALL(coal_cuda_fastload_entry(A, transposed, &fd));
   if (!fd->built) {
     coal_status st;
     const char *host = getenv("COALESCE_FASTLOAD_HOST_BUILD");
@@ -365,7 +367,7 @@ coal_status coal_cuda_fastload_upload(coal_mat A, int transposed,
                  f->nlanes, (long long)f->nnz);
       st = upload_fastload(A->ctx, f, transposed, A->dtype, fd);
     } else {
-      st = coal_cuda_fastload_build(A, transposed, fd);
+      st = coal_fastload_build_cuda(A, transposed, fd);
     }
     if (st != COAL_SUCCESS) {
       coal_cuda_fastload_dev_free(fd);

@@ -44,7 +44,6 @@ static coal_status host_mat_download(coal_mat A, int32_t *rowptr, int32_t *colin
     memcpy(values, A->values, coal_dtype_size(A->dtype) * (size_t)A->nnz);
   return COAL_SUCCESS;
 }
-static void host_mat_drop_formats(coal_mat A) { (void)A; }
 
 const coal_backend_ops coal_backend_host = {
     .name = "host",
@@ -68,7 +67,6 @@ const coal_backend_ops coal_backend_host = {
             .prepare = host_mat_prepare,
             .release = host_mat_release,
             .download = host_mat_download,
-            .drop_formats = host_mat_drop_formats,
         },
     .select =
         {

@@ -7,7 +7,7 @@
  * 3. Blocks are laid out one after the other, element (round r, lane l) at
  *    blk_ptr + r*len + l, so the format holds exactly nnz elements.
  * The cutting runs twice: once to count blocks (and size the arrays), once to fill them. */
-#include "internal.h"
+#include "../fastload.h"
 
 #include <string.h>
 
@@ -126,9 +126,10 @@ static void fl_cut_all(fl_cut *c) {
   }
 }
 
-coal_status coal_fastload_build(coal_ctx ctx, int32_t nlanes, int32_t nother, const int32_t *ptr,
-                                const int32_t *idx, const void *val, coal_dtype dtype, int height,
-                                int with_seg, coal_fastload **out) {
+coal_status coal_fastload_build_host(coal_ctx ctx, int32_t nlanes, int32_t nother,
+                                     const int32_t *ptr, const int32_t *idx, const void *val,
+                                     coal_dtype dtype, int height, int with_seg,
+                                     coal_fastload **out) {
   if (!ctx) return COAL_ERR_ARG;
   COAL_CHECK(ctx, out, COAL_ERR_ARG, "NULL output");
   *out = NULL;
@@ -212,4 +213,32 @@ fail:
   coal_free(in_split);
   coal_fastload_free(f);
   return st;
+}
+
+static void fastload_free_entry(coal_ctx ctx, void *f) {
+  (void)ctx;
+  coal_fastload_free((coal_fastload *)f);
+}
+
+coal_status coal_mat_fastload(coal_mat A, int transposed, const coal_fastload **out) {
+  const int key = transposed ? COAL_FMT_FASTLOAD_T : COAL_FMT_FASTLOAD;
+  coal_fastload *f = (coal_fastload *)coal_mat_format_get(A, key);
+  if (!f) {
+    COAL_CALL(coal_mat_host(A));
+    if (transposed) {
+      COAL_CALL(coal_fastload_build_host(A->ctx, A->nrows, A->ncols, A->rowptr, A->colind,
+                                         A->values, A->dtype, coal_fastload_height(A), 0, &f));
+    } else {
+      coal_mat T = NULL;
+      COAL_CALL(coal_mat_transpose(A, &T));
+      coal_status st =
+          coal_fastload_build_host(A->ctx, A->ncols, A->nrows, T->rowptr, T->colind, T->values,
+                                   A->dtype, coal_fastload_height(A), 1, &f);
+      coal_mat_destroy(&T);
+      if (st) return st;
+    }
+    COAL_CALL(coal_mat_format_put(A, key, COAL_FORMAT_VALUES, f, fastload_free_entry));
+  }
+  *out = f;
+  return COAL_SUCCESS;
 }
