@@ -57,11 +57,11 @@ const coal_backend_ops coal_backend_cuda = {
             .numeric = coal_spgemm_numeric_cuda,
             .tile_stats = coal_spgemm_stats_cuda,
             .release = coal_spgemm_release_cuda,
-            .ptap_symbolic = coal_spgemm_ptap_symbolic,
-            .ptap_numeric = coal_spgemm_ptap_numeric,
-            .ptap_release = coal_spgemm_ptap_release,
-            .transpose = coal_spgemm_cuda_transpose,
-            .transpose_values = coal_spgemm_cuda_transpose_values,
+            .ptap_symbolic = coal_spgemm_ptap_symbolic_cuda,
+            .ptap_numeric = coal_spgemm_ptap_numeric_cuda,
+            .ptap_release = coal_spgemm_ptap_release_cuda,
+            .transpose = coal_spgemm_transpose_cuda,
+            .transpose_values = coal_spgemm_transpose_values_cuda,
         },
     .blas =
         {
