@@ -62,6 +62,18 @@ typedef struct coal_fastload {
   double build_seconds;
 } coal_fastload;
 
+/* Gather (FastLoad-T) schedule of the CUDA kernel: one warp runs consecutive blocks of one
+ * 32-lane group up to COAL_FLT_TASK_ROUNDS rounds in total; a group that fits is finished by one
+ * warp (plain stores). Built on the GPU by coal_fastload_build_cuda (kernels/cuda/
+ * fastload_build.cu) and by its host twin coal_fastload_schedule_host, which defines it:
+ * task[t] = first block of warp task t (bit 31, COAL_FLT_TASK_ATOMIC: the task's lanes add with
+ * atomics), task[ntasks] = nblocks; prescale lists the rows set to beta*y before the gather
+ * (original row ids). *task and *prescale are coal_malloc'd. */
+#define COAL_FLT_TASK_ROUNDS 32
+#define COAL_FLT_TASK_ATOMIC 0x80000000u
+coal_status coal_fastload_schedule_host(coal_ctx ctx, const coal_fastload *f, int32_t **task,
+                                        int32_t *ntasks, int32_t **prescale, int32_t *nprescale);
+
 /* Block height limit of A's FastLoad formats (coal_mat_set_fastload_height; default 8). */
 #define COAL_FASTLOAD_DEFAULT_HEIGHT 8
 static inline int coal_fastload_height(coal_mat A) {

@@ -21,6 +21,7 @@
 #include "../../src/backend.h"
 #include "../spmm.h"
 #include "../spmv.h"
+#include "../fastload.h" /* the gather schedule's constants */
 #include "../formats.h"
 #include "spmm_tune.h"
 
@@ -43,13 +44,6 @@ extern "C" {
 #else
 #define COAL_CUDA_THREADS_PER_SM 2048
 #endif
-/* Gather (FastLoad-T) schedule: one warp runs consecutive blocks of one 32-lane group up to
- * this many rounds in total; a group that fits is finished by one warp (plain stores). Built by
- * coal_fastload_build_cuda on the GPU (fastload_build.cu) and by its host twin
- * coal_cuda_gather_schedule_host (ops.cu), which defines it. */
-#define COAL_FLT_TASK_ROUNDS 32
-/* Bit 31 of a gather task entry: the task's lanes accumulate with atomics. */
-#define COAL_FLT_TASK_ATOMIC 0x80000000u
 /* Instantiations of row-split's small kernel whose occupancy the context keeps: 2 value types
  * x 4 group widths x 3 vector widths x 2 layouts of X. */
 #define COAL_CUDA_RS_RESIDENT_SLOTS 48

@@ -1,6 +1,6 @@
 /* FastLoad formats built on the GPU from the device CSR (kernels/fastload.h documents the format,
  * kernels/host/fastload_build.c (coal_fastload_build_host) is the host twin: the arrays built here
- * are bit-identical to its arrays, and the gather schedule to build_gather_schedule's in ops.cu).
+ * are bit-identical to its arrays, and the gather schedule to coal_fastload_schedule_host's).
  *
  * Lane structure: the CSR of A for the gather format, its CSC for the scatter format. The CSC
  * is a stable radix sort of the CSR positions by column (rows stay ascending inside each
@@ -76,7 +76,7 @@ __device__ __forceinline__ GroupLanes group_lanes(int64_t g, int32_t nl, int c_i
   return G;
 }
 
-/* Gather: is the group stored by one warp without atomics (build_gather_schedule's "whole"
+/* Gather: is the group stored by one warp without atomics (coal_fastload_schedule_host's "whole"
  * group, or its only block COMPLETE)? Non-store groups pre-scale all their lanes, store groups
  * their empty lanes. */
 struct GroupStore {
@@ -96,9 +96,9 @@ __device__ __forceinline__ GroupStore group_store(int c, int H) {
   return S;
 }
 
-/* The gather schedule's greedy packing (build_gather_schedule): a task takes consecutive blocks
- * of the group while their rounds add up to at most kRounds (at least one block). The walk is
- * warp-uniform; run() adds m blocks of height hh, and with task != NULL the lanes write the
+/* The gather schedule's greedy packing (coal_fastload_schedule_host): a task takes consecutive
+ * blocks of the group while their rounds add up to at most kRounds (at least one block). The walk
+ * is warp-uniform; run() adds m blocks of height hh, and with task != NULL the lanes write the
  * entries of the tasks that start in this run. */
 struct TaskWalk {
   int open = 0, r = 0, nt = 0, b = 0; /* task open, its rounds, tasks so far, next block */

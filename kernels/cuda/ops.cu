@@ -1,7 +1,7 @@
 /* CUDA backend, the mem and mat entries of its table (kernels/cuda/backend.c): device memory,
  * transfers on the context's stream, matrix residency (device CSR, the FastLoad device formats in
  * the matrix's cache; device-only matrices whose host CSR is downloaded on demand). */
-#include "../bench.h" /* coal_cuda_gather_schedule_host */
+#include "../bench.h"
 #include "cuda_internal.h"
 
 #include <stdlib.h>
@@ -235,65 +235,6 @@ coal_status coal_cuda_mat(coal_mat A, struct coal_mat_cuda **d) {
 }
 
 /* ---- FastLoad upload ----------------------------------------------------------------------- */
-/* Gather schedule, the definition (fastload_build.cu builds the same arrays on the GPU; the
- * test compares them). Blocks of one 32-lane group share blk_col. A warp task is a run of
- * consecutive blocks of one group with at most COAL_FLT_TASK_ROUNDS rounds in total (or a
- * single higher block). When one task covers a whole group (and the group's blocks are
- * contiguous), every lane's row is complete in that warp: plain store y = alpha*sum + beta*y.
- * Otherwise the task's lanes add with atomics, and their rows are pre-scaled (beta*y) first.
- * Lanes with no entries are covered by no block: they are pre-scaled too. */
-coal_status coal_cuda_gather_schedule_host(coal_ctx ctx, const coal_fastload *f, int32_t **task_out,
-                                           int32_t *ntasks_out, int32_t **pre_out,
-                                           int32_t *npre_out) {
-  int32_t nb = f->nblocks, nl = f->nlanes;
-  int32_t *task = NULL, *pre = NULL, *runs = NULL;
-  uint8_t *mark = NULL; /* per lane: 0 no entries, 1 stored whole, 3 atomic */
-  coal_status st;
-  COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * ((size_t)nb + 1), (void **)&task), fail);
-  COAL_CALL_GOTO(st, coal_calloc(ctx, sizeof(int32_t) * ((size_t)nl + 1), (void **)&runs), fail);
-  COAL_CALL_GOTO(st, coal_calloc(ctx, (size_t)nl + 1, (void **)&mark), fail);
-  /* runs[col]: number of separate runs of blocks that start at lane col */
-  for (int32_t b = 0; b < nb; b++)
-    if (b == 0 || f->blk_col[b] != f->blk_col[b - 1]) runs[f->blk_col[b]]++;
-  {
-    int32_t nt = 0;
-    for (int32_t b0 = 0; b0 < nb;) {
-      int32_t col = f->blk_col[b0], b1 = b0;
-      while (b1 < nb && f->blk_col[b1] == col) b1++; /* group run [b0, b1) */
-      int32_t rounds = 0;
-      for (int32_t b = b0; b < b1; b++) rounds += f->blk_height[b];
-      int whole = runs[col] == 1 && rounds <= COAL_FLT_TASK_ROUNDS;
-      for (int32_t t0 = b0; t0 < b1;) {
-        int32_t t1 = t0 + 1, r = f->blk_height[t0];
-        while (t1 < b1 && r + f->blk_height[t1] <= COAL_FLT_TASK_ROUNDS) r += f->blk_height[t1++];
-        int store = whole || (t1 == t0 + 1 && (f->blk_class[t0] & COAL_FL_COMPLETE));
-        task[nt++] = (int32_t)((uint32_t)t0 | (store ? 0u : COAL_FLT_TASK_ATOMIC));
-        for (int32_t b = t0; b < t1; b++)
-          for (int32_t l = 0; l < f->blk_len[b]; l++) mark[col + l] |= store ? 1 : 3;
-        t0 = t1;
-      }
-      b0 = b1;
-    }
-    task[nt] = nb;
-    *ntasks_out = nt;
-  }
-  {
-    int32_t np = 0;
-    for (int32_t s = 0; s < nl; s++) np += mark[s] != 1;
-    COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * ((size_t)np + 1), (void **)&pre), fail);
-    np = 0;
-    for (int32_t s = 0; s < nl; s++)
-      if (mark[s] != 1) pre[np++] = f->identity_perm ? s : f->perm[s];
-    *npre_out = np;
-  }
-  coal_free(runs), coal_free(mark);
-  *task_out = task, *pre_out = pre;
-  return COAL_SUCCESS;
-fail:
-  coal_free(task), coal_free(pre), coal_free(runs), coal_free(mark);
-  return st;
-}
-
 static coal_status upload_fastload(coal_ctx ctx, const coal_fastload *f, int transposed,
                                    coal_dtype dtype, struct coal_fastload_dev *fd) {
   size_t nb = (size_t)f->nblocks, nz = (size_t)f->nnz;
@@ -315,7 +256,7 @@ static coal_status upload_fastload(coal_ctx ctx, const coal_fastload *f, int tra
     return COAL_SUCCESS;
   }
   int32_t *task = NULL, *pre = NULL;
-  COAL_CALL(coal_cuda_gather_schedule_host(ctx, f, &task, &fd->ntasks, &pre, &fd->nprescale));
+  COAL_CALL(coal_fastload_schedule_host(ctx, f, &task, &fd->ntasks, &pre, &fd->nprescale));
   coal_status st =
       dup_async(ctx, (void **)&fd->task, task, sizeof(int32_t) * ((size_t)fd->ntasks + 1));
   if (st == COAL_SUCCESS)

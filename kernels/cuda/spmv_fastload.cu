@@ -11,8 +11,8 @@
  * y read+written by the scaling and then updated by atomics in L2.
  *
  * Gather (coal_spmv_fastload_t_cuda, lanes = rows of A): lane l accumulates its row
- * over the rounds with coalesced val/idx loads and gathers of x. The warp schedule built at
- * upload (ops.cu, build_gather_schedule) lets one warp run consecutive blocks of a 32-row
+ * over the rounds with coalesced val/idx loads and gathers of x. The warp schedule made
+ * with the format (coal_fastload_schedule_host) lets one warp run consecutive blocks of a 32-row
  * group: a group finished by one warp is stored without atomics (y = alpha*sum + beta*y,
  * beta == 0: no read); longer groups are split over warps that add with atomics into rows
  * that were pre-scaled to beta*y (as were rows with no entries).
