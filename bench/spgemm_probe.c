@@ -43,7 +43,7 @@ static coal_status run_numeric(void *arg) { return coal_spgemm_numeric(((probe *
 static coal_status run_transpose(void *arg) {
   probe *a = arg;
   coal_mat T = NULL;
-  coal_status st = coal_spgemm_cuda_transpose(a->B, &T);
+  coal_status st = coal_spgemm_transpose_cuda(a->B, &T);
   coal_mat_destroy(&T);
   return st;
 }
@@ -111,7 +111,7 @@ int main(int argc, char **argv) {
   }
   if (coal_gen_laplace3d(a.ctx, n, n, n, 7, COAL_F64, &A) ||
       coal_mat_create_coo(a.ctx, m, g * g * g, m, r, c, v, COAL_F64, &P) ||
-      coal_spgemm_cuda_transpose(P, &Pt) || coal_mat_multiply(A, P, &AP)) {
+      coal_spgemm_transpose_cuda(P, &Pt) || coal_mat_multiply(A, P, &AP)) {
     printf("setup failed: %s\n", coal_ctx_last_error(a.ctx));
     return 1;
   }

@@ -12,6 +12,7 @@
 #define COAL_KERNELS_BENCH_H
 
 #include "../src/backend.h"
+#include "fastload.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,14 +46,11 @@ coal_status coal_fastload_build_time_cuda(coal_mat A, int transposed, double *ms
  * coal_cuda_fastload_download: A's device format as used by the kernels (built at first use),
  * downloaded into a host coal_fastload (free with coal_fastload_free; nsplit, split and
  * natomics are not set), and for the gather format its schedule: task[ntasks + 1] and
- * prescale[nprescale] (coal_malloc'd; task and prescale may be NULL when not wanted).
- * coal_cuda_gather_schedule_host: the host definition of the gather schedule for a host
- * format (kernels/cuda/ops.cu). */
+ * prescale[nprescale] (coal_malloc'd; task and prescale may be NULL when not wanted); the
+ * host definition of the schedule is coal_fastload_schedule_host (kernels/fastload.h). */
 coal_status coal_cuda_fastload_download(coal_mat A, int transposed, coal_fastload **f,
                                         int32_t **task, int32_t *ntasks, int32_t **prescale,
                                         int32_t *nprescale);
-coal_status coal_cuda_gather_schedule_host(coal_ctx ctx, const coal_fastload *f, int32_t **task,
-                                           int32_t *ntasks, int32_t **prescale, int32_t *nprescale);
 
 #ifdef __cplusplus
 }

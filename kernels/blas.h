@@ -3,10 +3,9 @@
  * traffic are documented), under one name per operation: coal_blas_<op>_host /
  * coal_blas_<op>_cuda.
  *
- * Host twins: kernels/host/blas.c (block and CG steps), kernels/host/blas_vec.c (single
- * vectors), kernels/host/blas_fill.c (random and constant fills). CUDA: kernels/cuda/blas.cu
- * (block and CG steps), blas_bcg.cu (Block-CG steps), blas_vec.cu (single vectors),
- * blas_fill.cu (fills). The host has no fused bcg_spmm_gram (its entry is NULL). */
+ * Host twins in kernels/host/, CUDA versions in kernels/cuda/, under one stem: blas.c / .cu
+ * (block and CG steps), blas_bcg (Block-CG steps), blas_vec (single vectors), blas_fill (random
+ * and constant fills). The host has no fused bcg_spmm_gram (its entry is NULL). */
 #ifndef COAL_KERNELS_BLAS_H
 #define COAL_KERNELS_BLAS_H
 

@@ -6,7 +6,7 @@
  * C's tiles to C's CSR. The front end (kernels/spgemm.c) checks arguments and drives the spgemm
  * sub-table of the context's backend table (struct coal_spgemm_ops, src/backend.h).
  *
- * The three steps of C = A*B (A, B and C in the tile format of src/tile.h):
+ * The three steps of C = A*B (A, B and C in the tile format of kernels/tile.h):
  *  1. tile layout of C: the symbolic product of the tile layouts, C' = A' B' (a tile of C is
  *     listed when some A_IK and B_KJ are both non-empty). Tile columns ascend per tile row.
  *  2. per tile C_IJ: the pairs (A_IK, B_KJ) by intersecting the tile columns of tile row I of A
@@ -31,7 +31,7 @@
 #ifndef COAL_KERNELS_SPGEMM_H
 #define COAL_KERNELS_SPGEMM_H
 
-#include "../src/tile.h"
+#include "tile.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -44,7 +44,7 @@ extern "C" {
 /* Algorithms (coal_spgemm_algo, coalesce.h). TILE: TileSpGEMM (the three steps above; host
  * twin kernels/host/spgemm_tile.c). ROWS: row-by-row Gustavson with hash accumulators (CUDA:
  * kernels/cuda/spgemm_rows.cu, C stays on the GPU; host: Gustavson,
- * kernels/host/spgemm_gustavson.c). AUTO picks ROWS on both backends: measured faster on every
+ * kernels/host/spgemm_rows.c). AUTO picks ROWS on both backends: measured faster on every
  * matrix of `coalesce bench spgemm` (docs/spgemm.md). */
 
 struct coal_spgemm_s {
@@ -80,7 +80,7 @@ coal_status coal_mat_transpose_backend(coal_mat P, coal_mat *Pt);
 
 /* The entries of the table's spgemm sub-table (struct coal_spgemm_ops, src/backend.h): each
  * backend's instance serves both algorithms and dispatches on p->algo (host:
- * kernels/host/spgemm_tile.c, TILE there and ROWS in spgemm_gustavson.c; CUDA:
+ * kernels/host/spgemm_tile.c, TILE there and ROWS in spgemm_rows.c; CUDA:
  * kernels/cuda/spgemm_tile.cu, TILE there and ROWS in spgemm_rows.cu). */
 coal_status coal_spgemm_symbolic_host(coal_spgemm p);
 coal_status coal_spgemm_numeric_host(coal_spgemm p, int download);
@@ -115,47 +115,47 @@ coal_status coal_spgemm_tile_stats_host(coal_ctx ctx, const coal_tile *A, const 
                                         const coal_tile *C, int dense_threshold,
                                         coal_spgemm_stats *st);
 
-/* Gustavson's row-by-row product C = A*B on the host CSR (kernels/host/spgemm_gustavson.c):
+/* Gustavson's row-by-row product C = A*B on the host CSR (kernels/host/spgemm_rows.c):
  * the reference of the tests and a fallback. Structure symbolic, columns sorted; each entry
  * summed in double in ascending k and rounded once. A and B of one dtype, A->ncols ==
  * B->nrows (not checked here). C is a host-CSR matrix on A's context. */
-coal_status coal_spgemm_gustavson_host(coal_mat A, coal_mat B, coal_mat *C);
+coal_status coal_spgemm_rows_product_host(coal_mat A, coal_mat B, coal_mat *C);
 /* Intermediate products sum_i sum_{k in row i of A} nnz(row k of B) (flops / 2). */
 int64_t coal_spgemm_products(coal_mat A, coal_mat B);
 
 /* ---- ROWS algorithm ------------------------------------------------------------------------- *
- * Host (kernels/host/spgemm_gustavson.c) and CUDA (kernels/cuda/spgemm_rows.cu) versions of
+ * Host (kernels/host/spgemm_rows.c) and CUDA (kernels/cuda/spgemm_rows.cu) versions of
  * the spgemm entries, which dispatch on p->algo. CUDA: C is a device-only matrix. */
-coal_status coal_spgemm_rows_host_symbolic(coal_spgemm p);
-coal_status coal_spgemm_rows_host_numeric(coal_spgemm p);
-void coal_spgemm_rows_host_release(coal_spgemm p);
-coal_status coal_spgemm_rows_symbolic(coal_spgemm p);
-coal_status coal_spgemm_rows_numeric(coal_spgemm p);
-void coal_spgemm_rows_release(coal_spgemm p);
+coal_status coal_spgemm_rows_symbolic_host(coal_spgemm p);
+coal_status coal_spgemm_rows_numeric_host(coal_spgemm p);
+void coal_spgemm_rows_release_host(coal_spgemm p);
+coal_status coal_spgemm_rows_symbolic_cuda(coal_spgemm p);
+coal_status coal_spgemm_rows_numeric_cuda(coal_spgemm p);
+void coal_spgemm_rows_release_cuda(coal_spgemm p);
 /* Fused P^T A P on the GPU (kernels/cuda/spgemm_ptap.cu; the CUDA instance's spgemm.ptap_*
  * entries), p->A = A, p->B = P: the symbolic
  * step creates p->C (device-only) and the state in p->dev and sets *fused, or, for shapes it
  * does not handle (rows of C longer than 4096; more than 384000 columns when a row has more
  * than 1024 products), returns COAL_SUCCESS with *fused = 0 and nothing made. The numeric step
  * writes C's columns and values; release frees p->dev. */
-coal_status coal_spgemm_ptap_symbolic(coal_spgemm p, int *fused);
-coal_status coal_spgemm_ptap_numeric(coal_spgemm p);
-void coal_spgemm_ptap_release(coal_spgemm p);
+coal_status coal_spgemm_ptap_symbolic_cuda(coal_spgemm p, int *fused);
+coal_status coal_spgemm_ptap_numeric_cuda(coal_spgemm p);
+void coal_spgemm_ptap_release_cuda(coal_spgemm p);
 /* P^T of a CUDA-context matrix made on the GPU (cuSPARSE csr2csc), a device-only matrix, and
  * its values recomputed after P's values changed (structure kept): the CUDA instance's
  * spgemm.transpose and spgemm.transpose_values. */
-coal_status coal_spgemm_cuda_transpose(coal_mat P, coal_mat *Pt);
-coal_status coal_spgemm_cuda_transpose_values(coal_mat P, coal_mat Pt);
+coal_status coal_spgemm_transpose_cuda(coal_mat P, coal_mat *Pt);
+coal_status coal_spgemm_transpose_values_cuda(coal_mat P, coal_mat Pt);
 
 /* ---- CUDA test hooks (kernels/cuda/spgemm_tile.cu, tile_build.cu; CUDA build only) -------- */
 /* Downloads the device tile structure of C of an AB product made on a CUDA context (steps 1
  * and 2: tile_ptr, tile_col, tile_nnz, row_ptr, mask; no idx, no values) into a new host
  * coal_tile, and the CSR map pos (coal_malloc'd, 16 * ntiles entries) when pos != NULL. */
-coal_status coal_spgemm_cuda_download(coal_spgemm p, coal_tile **tc, int32_t **pos);
+coal_status coal_spgemm_download_cuda(coal_spgemm p, coal_tile **tc, int32_t **pos);
 /* Tile format of A (CUDA context) built on the GPU from A's device CSR, downloaded (val, idx,
- * csr_pos and the CSC index included: compare with coal_tile_from_mat + coal_tile_build_csc),
+ * csr_pos and the CSC index included: compare with coal_tile_build_host + coal_tile_build_csc),
  * and the CSR converted back from those tiles on the GPU, downloaded (coal_malloc'd). */
-coal_status coal_tile_cuda_roundtrip(coal_mat A, coal_tile **t, int32_t **rowptr, int32_t **colind,
+coal_status coal_tile_roundtrip_cuda(coal_mat A, coal_tile **t, int32_t **rowptr, int32_t **colind,
                                      void **values);
 
 /* The cuSPARSE SpGEMM reference of the benchmark (coal_cusparse_spgemm_*, declared in

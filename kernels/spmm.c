@@ -1,6 +1,7 @@
 /* SpMM front end: argument checks, kernel selection, dispatch to the backend's op
  * (coal_backend(ctx)->spmm[kernel]). */
 #include "spmm.h"
+#include "swift.h"
 
 static const char *const kernel_names[COAL_SPMM_NKERNELS] = {"auto", "swift", "rowsplit", "merge"};
 
@@ -114,4 +115,16 @@ coal_status coal_spmm(coal_mat A, coal_spmm_kernel kernel, double alpha, coal_bv
     kernel = ops->select.spmm(A, X->k, X->layout);
   }
   return ops->spmm[kernel](A, alpha, X, beta, Y);
+}
+
+coal_status coal_mat_set_swift_height(coal_mat A, int height) {
+  if (!A) return COAL_ERR_ARG;
+  COAL_CHECK(A->ctx, height >= 1 && height <= COAL_SWIFT_MAX_HEIGHT, COAL_ERR_ARG,
+             "Swift height %d outside 1..%d", height, COAL_SWIFT_MAX_HEIGHT);
+  if (height != coal_swift_height(A)) { /* only the Swift formats depend on it */
+    COAL_CALL(coal_mat_setting_set(A, COAL_FMT_SWIFT_HEIGHT, height));
+    coal_mat_format_drop_key(A, COAL_FMT_SWIFT);
+    coal_mat_format_drop_key(A, COAL_FMT_CUDA_SWIFT);
+  }
+  return COAL_SUCCESS;
 }

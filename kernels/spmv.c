@@ -1,5 +1,8 @@
 /* SpMV front end: argument checks, kernel selection, dispatch to the backend's op. */
 #include "spmv.h"
+#include "fastload.h"
+
+#include <string.h>
 
 static const char *const kernel_names[COAL_SPMV_NKERNELS] = {"auto", "csr-vector", "csr-merge",
                                                              "fastload", "fastload-t"};
@@ -88,5 +91,57 @@ coal_status coal_spmv(coal_mat A, coal_spmv_kernel kernel, double alpha, coal_bv
   for (int64_t j = 0; j < x->k; j++)
     COAL_CALL(coal_spmv_raw(A, kernel, alpha, (const char *)x->data + (size_t)(j * x->ld) * es,
                             beta, (char *)y->data + (size_t)(j * y->ld) * es));
+  return COAL_SUCCESS;
+}
+
+/* ---- the FastLoad settings and statistics of a matrix (coalesce.h) ------------------------ */
+coal_status coal_mat_set_fastload_height(coal_mat A, int height) {
+  if (!A) return COAL_ERR_ARG;
+  COAL_CHECK(A->ctx, height >= 1 && height <= 255, COAL_ERR_ARG,
+             "FastLoad height %d outside 1..255", height);
+  if (height != coal_fastload_height(A)) {
+    /* only the FastLoad formats depend on the height: drop them (host and device) */
+    COAL_CALL(coal_mat_setting_set(A, COAL_FMT_FASTLOAD_HEIGHT, height));
+    const int keys[] = {COAL_FMT_FASTLOAD, COAL_FMT_FASTLOAD_T, COAL_FMT_CUDA_FASTLOAD,
+                        COAL_FMT_CUDA_FASTLOAD_T};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) coal_mat_format_drop_key(A, keys[i]);
+  }
+  return COAL_SUCCESS;
+}
+
+coal_status coal_mat_get_fastload_height(coal_mat A, int *height) {
+  if (!A) return COAL_ERR_ARG;
+  COAL_CHECK(A->ctx, height, COAL_ERR_ARG, "NULL output");
+  *height = coal_fastload_height(A);
+  return COAL_SUCCESS;
+}
+
+coal_status coal_mat_fastload_order(coal_mat A, int transposed, const int32_t **perm) {
+  if (!A) return COAL_ERR_ARG;
+  COAL_CHECK(A->ctx, perm, COAL_ERR_ARG, "NULL output");
+  const coal_fastload *f = NULL;
+  COAL_CALL(coal_mat_fastload(A, transposed ? 1 : 0, &f));
+  *perm = f->perm;
+  return COAL_SUCCESS;
+}
+
+coal_status coal_mat_fastload_stats(coal_mat A, int transposed, coal_fastload_stats *st) {
+  if (!A || !st) return COAL_ERR_ARG;
+  const coal_fastload *f;
+  COAL_CALL(coal_mat_fastload(A, transposed, &f));
+  memset(st, 0, sizeof *st);
+  st->nblocks = f->nblocks;
+  for (int32_t b = 0; b < f->nblocks; b++) {
+    int c = f->blk_class[b] & 3;
+    if (c == COAL_FL_ONE_ROW)
+      st->nblocks_one_row++;
+    else if (c == COAL_FL_SEGMENTED)
+      st->nblocks_segmented++;
+    else
+      st->nblocks_distinct++;
+    if (f->blk_class[b] & COAL_FL_PARTIAL) st->nblocks_partial++;
+  }
+  st->natomics = f->natomics;
+  st->build_seconds = f->build_seconds;
   return COAL_SUCCESS;
 }

@@ -20,7 +20,7 @@ coal_status coal_spmv_csr_vector_host(coal_mat A, double alpha, const void *x, d
                                       void *y);
 /* CSR merge-path: host twin walks the same merge path in the same partitions. */
 coal_status coal_spmv_csr_merge_host(coal_mat A, double alpha, const void *x, double beta, void *y);
-/* FastLoad scatter (A->fl) and gather (A->flt). */
+/* FastLoad scatter and gather (kernels/fastload.h: coal_mat_fastload). */
 coal_status coal_spmv_fastload_host(coal_mat A, double alpha, const void *x, double beta, void *y);
 coal_status coal_spmv_fastload_t_host(coal_mat A, double alpha, const void *x, double beta,
                                       void *y);

@@ -64,13 +64,12 @@ typedef struct coal_mem_ops {
 /* ---- matrix residency: make device copies current / drop them ---------------------------- */
 typedef struct coal_mat_ops {
   coal_status (*prepare)(coal_mat A);
+  /* Frees A's device copy, after dropping A's COAL_FORMAT_DEVICE cache entries (the formats
+   * that hold values go with coal_mat_format_drop, src/internal.h: no entry of their own). */
   void (*release)(coal_mat A);
   /* Copies A's backend CSR into host arrays: each of rowptr [nrows+1], colind [nnz] and values
    * [nnz] that is not NULL (values need the backend's values current). Synchronous. */
   coal_status (*download)(coal_mat A, int32_t *rowptr, int32_t *colind, void *values);
-  /* Drops the backend's derived formats of A that hold values (FastLoad, Swift); keeps the CSR
-   * copy and the structure-only arrays. Nothing to do without a device copy. */
-  void (*drop_formats)(coal_mat A);
   /* A new fp64 matrix (nrows x ncols, nnz entries) that owns the CSR arrays rowptr, colind and
    * values: backend memory from mem.pool_alloc, sorted unique columns in each row (not checked),
    * written in order before later work on the context's stream. The backend's copy is the

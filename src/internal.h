@@ -69,59 +69,8 @@ struct coal_ctx_s {
 /* ---- matrix -------------------------------------------------------------------------- */
 enum { COAL_MEM_HOST = 1u, COAL_MEM_DEVICE = 2u };
 
-/* FastLoad format ([FASTLOAD]). Built from a compressed-by-lane structure: for the scatter
- * kernel the lanes are the columns of A (CSC), for the transposed (gather) kernel the lanes
- * are the rows of A (CSR).
- *
- * Lanes (columns) are sorted by nonzero count, descending, stable: sorted position s holds
- * lane perm[s]. Consecutive groups of 32 sorted lanes are cut into rectangular blocks: a block
- * covers lanes [col, col+len) of its group and rounds [r0, r0+height) of each of them, where
- * every lane in the block has at least r0+height entries (counts are non-increasing inside a
- * group, so the active lanes of a round are a prefix) and height <= H. Blocks therefore carry
- * no padding. Element (round r, lane l) of a block sits at blk_ptr + r*len + l ("zigzag").
- * For each element, idx holds the other index (the row of A for scatter, the column of A for
- * gather) and val the value. seg holds, for the scatter kernel's segment sum, the number of
- * lanes from this one to the end of its run of equal idx within the same round (1..32); the
- * first lane of a run (lane 0, or idx differs from the lane before) is its head and adds the
- * run's sum to y[idx] (one atomic). Every group's blocks start at its first sorted lane, so
- * blk_col is a multiple of 32. The gather format has no seg; its base class is always
- * DISTINCT (every lane is its own row of A), plus the PARTIAL and COMPLETE flags. */
-enum {
-  COAL_FL_DISTINCT = 0,  /* every element of each round has its own row: plain atomics */
-  COAL_FL_ONE_ROW = 1,   /* one round, all lanes share one row: warp reduction, 1 atomic */
-  COAL_FL_SEGMENTED = 2, /* runs of equal rows inside rounds: segment sums, atomics at heads */
-  COAL_FL_PARTIAL = 4,   /* flag: fewer than 32 lanes */
-  COAL_FL_COMPLETE = 8,  /* gather: every lane's whole row lies in this block (r0 == 0 and
-                            each lane has exactly height entries): plain store, no atomic */
-};
-
-typedef struct coal_fastload {
-  int32_t nlanes; /* columns of A (scatter) or rows of A (gather) */
-  int32_t nother; /* rows of A (scatter) or columns of A (gather) */
-  int32_t height_limit;
-  int identity_perm; /* perm[s] == s for every s: the kernel skips the gather/scatter map */
-  int32_t *perm;     /* [nlanes] original lane index of sorted position s */
-  int32_t nblocks;
-  int32_t *blk_ptr;    /* [nblocks] first element of the block */
-  int32_t *blk_col;    /* [nblocks] first sorted lane */
-  uint8_t *blk_len;    /* [nblocks] lanes, 1..32 */
-  uint8_t *blk_height; /* [nblocks] rounds, 1..H */
-  uint8_t *blk_class;  /* [nblocks] COAL_FL_* */
-  int64_t nnz;
-  int32_t *idx;     /* [nnz] row of A (scatter) / column of A (gather) */
-  void *val;        /* [nnz] values, the matrix dtype */
-  uint8_t *seg;     /* [nnz] scatter only: run length remaining in the round (1..32) */
-  int32_t nsplit;   /* gather: rows not stored whole by one COMPLETE block, i.e. rows in
-                       non-complete blocks, and empty rows (in no block at all) */
-  int32_t *split;   /* [nsplit] original row ids, ascending: the kernel first sets
-                       y = beta*y there (0 if beta == 0), then non-complete blocks add */
-  int64_t natomics; /* atomics per product: scatter, run heads; gather, the (lane, block)
-                       pairs of non-complete blocks */
-  double build_seconds;
-} coal_fastload;
-
-struct coal_mat_cuda;                 /* device copies, defined by the CUDA backend */
-typedef struct coal_swift coal_swift; /* Swift SpMM format, defined below */
+struct coal_mat_cuda;     /* device copies, defined by the CUDA backend */
+struct coal_format_entry; /* the derived-format cache (below) */
 
 struct coal_mat_s {
   coal_ctx ctx;
@@ -135,22 +84,20 @@ struct coal_mat_s {
    * current on the host only while valid has COAL_MEM_HOST. Code that reads these arrays
    * calls coal_mat_host first (the host backend's kernels excepted: they only see matrices of
    * a host context). rowptr != NULL implies colind and values != NULL. */
-  int32_t *rowptr; /* [nrows+1] */
-  int32_t *colind; /* [nnz] sorted and unique within each row */
-  void *values;    /* [nnz] dtype */
-  unsigned valid;  /* COAL_MEM_* where the values are current (never 0; HOST only with rowptr,
-                      DEVICE only with dev) */
-  uint64_t state;  /* bumped on every value change */
-  int symmetric;   /* 1: known exactly symmetric (generator, symmetric Matrix Market file);
-                      0: unknown. Cleared when the values change. */
-  int fastload_height;
+  int32_t *rowptr;      /* [nrows+1] */
+  int32_t *colind;      /* [nnz] sorted and unique within each row */
+  void *values;         /* [nnz] dtype */
+  unsigned valid;       /* COAL_MEM_* where the values are current (never 0; HOST only with rowptr,
+                           DEVICE only with dev) */
+  uint64_t state;       /* bumped on every value change */
+  int symmetric;        /* 1: known exactly symmetric (generator, symmetric Matrix Market file);
+                           0: unknown. Cleared when the values change. */
   int32_t max_row_len;  /* longest row, -1 until computed (structure never changes) */
   int32_t line_stride;  /* grid-line stride of the ordering, 0 none, -1 until computed */
   int32_t plane_stride; /* grid-plane stride (with line_stride), 0 none */
-  coal_fastload *fl;    /* scatter format (lanes = columns), built lazily */
-  coal_fastload *flt;   /* gather format (lanes = rows), built lazily */
-  int swift_height;     /* Swift block height limit; 0 = COAL_SWIFT_DEFAULT_HEIGHT */
-  coal_swift *sw;       /* Swift SpMM format, built lazily */
+  /* What the kernels derive from the matrix (formats, schedules, workspaces, their settings),
+   * keyed entries of one cache (coal_mat_format_*): no field here belongs to one kernel. */
+  struct coal_format_entry *formats;
   struct coal_mat_cuda *dev;
 };
 
@@ -191,94 +138,35 @@ coal_status coal_mat_host(coal_mat A);
  * on a matrix without a device copy. */
 void coal_mat_device_values_changed(coal_mat A);
 
-/* ---- FastLoad builder (host code shared by both backends) ------------------------------- */
-/* Builds the format from a compressed-by-lane structure (ptr[nlanes+1], idx, val of dtype).
- * with_seg != 0 computes the segment runs (scatter kernel). */
-coal_status coal_fastload_build(coal_ctx ctx, int32_t nlanes, int32_t nother, const int32_t *ptr,
-                                const int32_t *idx, const void *val, coal_dtype dtype, int height,
-                                int with_seg, coal_fastload **out);
-void coal_fastload_free(coal_fastload *f);
-/* Lazily builds and caches A->fl (transposed = 0) or A->flt (transposed = 1). */
-coal_status coal_mat_fastload(coal_mat A, int transposed, const coal_fastload **f);
-
-/* ---- Swift SpMM format ([SWIFT], section IV) ------------------------------------------
- * Built from CSC (lanes = columns of A) in O(nnz + n); host code shared by both backends.
- *
- * Columns are sorted by nonzero count, descending and stable: sorted position s holds column
- * perm[s] (the row of X that lane s reads). The sorted columns are cut into warp groups of 32
- * consecutive positions; a full group g (positions [32g, 32g+32)) has a regular height R_g =
- * the count of its last (shortest) column, and rounds [0, R_g) of its 32 columns form the
- * regular part. Everything else is the irregular part: the entries of each column beyond
- * its group's R_g (all entries of the last, partial group, whose R is 0). This is the
- * paper's layered cutting (a layer keeps 32*floor(width/32) columns regular, the remainder
- * goes to the residual) written per group; sorting descending puts the residual of the
- * longest columns first and the partial group last.
- *
- * Regular blocks: the rounds [0, R_g) of a group are cut into blocks of at most height_limit
- * rounds (COAL_SWIFT_MAX_HEIGHT at most, so that a CTA group fits shared memory). A block has
- * exactly 32 lanes and h = (blk_ptr[b+1] - blk_ptr[b]) / 32 rounds; element (round r, lane l)
- * is reg_val[blk_ptr[b] + 32*r + l], lane l being sorted column blk_col[b] + l. No padding:
- * every block element is a nonzero. The blocks of a group are consecutive, rounds ascending.
- *
- * CTA groups (segment sums, paper Fig. 7 and Algorithm 2): CTA group c owns the blocks
- * [8c, min(8c+8, nblocks)) and therefore the elements and slots [blk_ptr[8c], blk_ptr[end]).
- * Its elements are sorted by row of A (stable in element order); reg_pos[e] is the slot of
- * element e counted from the group's first element (the paper's positionIdx: the kernel
- * writes val*x to shared[reg_pos[e]]). Slot arrays are indexed by group base + slot:
- * slot_row holds the row of the slot (non-decreasing inside a group) and slot_seg the
- * segment length at the first slot of each run of equal rows, 0 at the other slots (the
- * paper's offsetIdx, stored as a length: the head sums shared[slot .. slot+len) and makes one
- * atomic add to Y[row, j]). nsegments is the number of heads, i.e. the regular atomics per
- * column of X. Slots per group are at most 8*32*height_limit <= 8192, so uint16 suffices.
- *
- * Irregular part (paper Algorithm 3): the residual columns, in sorted order, in CSC arrays
- * (irr_col, irr_ptr, irr_row, irr_val; rows ascending within a column), cut into sub-blocks
- * of at most 32 consecutive entries of one column: a warp per sub-block, a lane per entry,
- * one atomic per entry and column of X (a column holds each row once). irr_blk_col is the
- * original column (row of X); irr_blk_start/stop index irr_row and irr_val. */
-#define COAL_SWIFT_WARP           32
-#define COAL_SWIFT_CTA_BLOCKS     8 /* blocks per CTA group, as in the paper (32 x 8 threads) */
-#define COAL_SWIFT_DEFAULT_HEIGHT 8
-#define COAL_SWIFT_MAX_HEIGHT     32
-
-struct coal_swift {
-  int32_t nrows, ncols; /* of A */
-  int32_t height_limit;
-  int identity_perm; /* perm[s] == s for every s */
-  int32_t *perm;     /* [ncols] original column of sorted position s */
-  /* regular part */
-  int32_t nblocks;
-  int32_t *blk_ptr;   /* [nblocks+1] first element of each block; blk_ptr[nblocks] = nreg */
-  int32_t *blk_col;   /* [nblocks] first sorted column, a multiple of 32 */
-  int64_t nreg;       /* regular elements */
-  void *reg_val;      /* [nreg] values, the matrix dtype */
-  uint16_t *reg_pos;  /* [nreg] slot of the element within its CTA group */
-  int32_t ncta;       /* CTA groups: ceil(nblocks / COAL_SWIFT_CTA_BLOCKS) */
-  int32_t *slot_row;  /* [nreg] row of A of each slot */
-  uint16_t *slot_seg; /* [nreg] run length at a segment head, 0 elsewhere */
-  int64_t nsegments;  /* segment heads (regular atomics per column of X) */
-  /* irregular part */
-  int32_t irr_ncols;
-  int32_t *irr_col; /* [irr_ncols] original column ids, in sorted order */
-  int32_t *irr_ptr; /* [irr_ncols+1] */
-  int64_t nirr;
-  int32_t *irr_row; /* [nirr] */
-  void *irr_val;    /* [nirr] */
-  int32_t irr_nblk;
-  int32_t *irr_blk_col;   /* [irr_nblk] original column (row of X) */
-  int32_t *irr_blk_start; /* [irr_nblk] first entry in irr_row / irr_val */
-  int32_t *irr_blk_stop;  /* [irr_nblk] one past the last; 1..32 entries */
-  double build_seconds;
+/* ---- derived formats: one cache per matrix ---------------------------------------------- *
+ * Kernels hang what they derive from a matrix (a format, a schedule, a workspace, a setting of
+ * theirs) on it as an entry: a key (an int the kernels define, kernels/formats.h; the core does
+ * not interpret it), flags that say when the entry is dropped, the data and the function that
+ * frees it. The core drops the entries with COAL_FORMAT_VALUES when the values change
+ * (coal_mat_invalidate, coal_mat_device_values_changed), the backend drops those with
+ * COAL_FORMAT_DEVICE with the device copy (mat.release), coal_mat_destroy drops every one.
+ * Entries without either flag (structure-only host data, settings) live as long as the matrix.
+ * A lookup walks a list of a few entries: no cost next to a product. */
+enum {
+  COAL_FORMAT_VALUES = 1u, /* holds (or is derived from) the values */
+  COAL_FORMAT_DEVICE = 2u, /* holds device memory of the matrix's device copy */
 };
-
-/* Builds the format from CSC (colptr[ncols+1], rowidx, val of dtype) with block height limit
- * height (1..COAL_SWIFT_MAX_HEIGHT). */
-coal_status coal_swift_build(coal_ctx ctx, int32_t nrows, int32_t ncols, const int32_t *colptr,
-                             const int32_t *rowidx, const void *val, coal_dtype dtype, int height,
-                             coal_swift **out);
-void coal_swift_free(coal_swift *s);
-/* Lazily builds and caches A->sw. */
-coal_status coal_mat_swift(coal_mat A, const coal_swift **s);
+typedef void (*coal_format_free_fn)(coal_ctx ctx, void *data);
+/* The data of A's entry key, NULL when there is none. */
+void *coal_mat_format_get(coal_mat A, int key);
+/* Stores data under key (replacing and freeing an entry of that key). free_fn (may be NULL:
+ * nothing to free) releases data when the entry is dropped. Out of host memory: data is freed
+ * at once and COAL_ERR_MEMORY returned. */
+coal_status coal_mat_format_put(coal_mat A, int key, unsigned flags, void *data,
+                                coal_format_free_fn free_fn);
+/* Drops and frees the entry of key (nothing if none). */
+void coal_mat_format_drop_key(coal_mat A, int key);
+/* Drops and frees every entry whose flags share a bit with mask. */
+void coal_mat_format_drop(coal_mat A, unsigned mask);
+/* An int setting of a kernel stored in the cache (flags 0: kept until destruction), def while
+ * unset. */
+int coal_mat_setting(coal_mat A, int key, int def);
+coal_status coal_mat_setting_set(coal_mat A, int key, int value);
 
 /* ---- block vector ---------------------------------------------------------------------- */
 struct coal_bvec_s {

@@ -34,7 +34,6 @@ coal_status coal_mat_wrap_csr(coal_ctx ctx, int32_t nrows, int32_t ncols, int32_
   A->colind = colind;
   A->values = values;
   A->valid = COAL_MEM_HOST;
-  A->fastload_height = 8;
   A->max_row_len = -1;
   A->line_stride = -1;
   *out = A;
@@ -88,7 +87,6 @@ coal_status coal_mat_wrap_device(coal_ctx ctx, int32_t nrows, int32_t ncols, int
   A->dtype = dtype;
   A->dev = dev;
   A->valid = COAL_MEM_DEVICE;
-  A->fastload_height = 8;
   A->max_row_len = -1;
   A->line_stride = -1;
   *out = A;
@@ -231,14 +229,75 @@ coal_status coal_mat_create_csr(coal_ctx ctx, int64_t nrows, int64_t ncols, cons
   return st;
 }
 
-/* Drops the derived formats that hold values, host and device; the device CSR stays. */
-static void drop_formats(coal_mat A) {
-  coal_fastload_free(A->fl);
-  coal_fastload_free(A->flt);
-  A->fl = A->flt = NULL;
-  coal_swift_free(A->sw);
-  A->sw = NULL;
-  if (A->dev) coal_backend(A->ctx)->mat.drop_formats(A);
+/* ---- the derived-format cache ------------------------------------------------------------ */
+struct coal_format_entry {
+  int key;
+  unsigned flags;
+  void *data;
+  coal_format_free_fn free_fn;
+  struct coal_format_entry *next;
+};
+
+void *coal_mat_format_get(coal_mat A, int key) {
+  for (const struct coal_format_entry *e = A->formats; e; e = e->next)
+    if (e->key == key) return e->data;
+  return NULL;
+}
+
+/* Unlinks and frees every entry (all), those sharing a flag with mask (mask != 0), or the one of
+ * key. */
+static void drop_where(coal_mat A, int key, unsigned mask, int all) {
+  struct coal_format_entry **pe = &A->formats;
+  while (*pe) {
+    struct coal_format_entry *e = *pe;
+    if (all || (mask ? (e->flags & mask) != 0 : e->key == key)) {
+      *pe = e->next;
+      if (e->free_fn) e->free_fn(A->ctx, e->data);
+      coal_free(e);
+    } else {
+      pe = &e->next;
+    }
+  }
+}
+
+void coal_mat_format_drop_key(coal_mat A, int key) { drop_where(A, key, 0, 0); }
+void coal_mat_format_drop(coal_mat A, unsigned mask) {
+  if (mask) drop_where(A, 0, mask, 0);
+}
+
+coal_status coal_mat_format_put(coal_mat A, int key, unsigned flags, void *data,
+                                coal_format_free_fn free_fn) {
+  coal_mat_format_drop_key(A, key);
+  struct coal_format_entry *e = NULL;
+  coal_status st = coal_malloc(A->ctx, sizeof *e, (void **)&e);
+  if (st != COAL_SUCCESS) {
+    if (free_fn) free_fn(A->ctx, data);
+    return st;
+  }
+  e->key = key, e->flags = flags, e->data = data, e->free_fn = free_fn;
+  e->next = A->formats;
+  A->formats = e;
+  return COAL_SUCCESS;
+}
+
+static void free_setting(coal_ctx ctx, void *p) {
+  (void)ctx;
+  coal_free(p);
+}
+
+int coal_mat_setting(coal_mat A, int key, int def) {
+  const int *v = (const int *)coal_mat_format_get(A, key);
+  return v ? *v : def;
+}
+
+coal_status coal_mat_setting_set(coal_mat A, int key, int value) {
+  int *v = (int *)coal_mat_format_get(A, key);
+  if (!v) {
+    COAL_CALL(coal_malloc(A->ctx, sizeof *v, (void **)&v));
+    COAL_CALL(coal_mat_format_put(A, key, 0, v, free_setting));
+  }
+  *v = value;
+  return COAL_SUCCESS;
 }
 
 /* A values-only change: the device keeps the CSR structure and the structure-only arrays, the
@@ -247,14 +306,14 @@ static void drop_formats(coal_mat A) {
  * have changed, and valid must not claim host arrays that do not exist (new device values:
  * coal_mat_device_values_changed). */
 void coal_mat_invalidate(coal_mat A) {
-  drop_formats(A);
+  coal_mat_format_drop(A, COAL_FORMAT_VALUES);
   if (A->rowptr) A->valid = COAL_MEM_HOST;
   A->state++;
 }
 
 void coal_mat_device_values_changed(coal_mat A) {
   if (!A || !A->dev) return; /* no device copy: nothing there can have changed */
-  drop_formats(A);
+  coal_mat_format_drop(A, COAL_FORMAT_VALUES);
   A->valid = COAL_MEM_DEVICE;
   A->symmetric = 0;
   A->state++;
@@ -263,10 +322,8 @@ void coal_mat_device_values_changed(coal_mat A) {
 coal_status coal_mat_destroy(coal_mat *A) {
   if (!A || !*A) return COAL_SUCCESS;
   coal_mat M = *A;
-  coal_fastload_free(M->fl);
-  coal_fastload_free(M->flt);
-  coal_swift_free(M->sw);
-  if (M->dev) coal_backend(M->ctx)->mat.release(M);
+  if (M->dev) coal_backend(M->ctx)->mat.release(M); /* drops the DEVICE entries */
+  drop_where(M, 0, 0, 1);
   coal_free(M->rowptr), coal_free(M->colind), coal_free(M->values); /* NULL if device-only */
   coal_free(M);
   *A = NULL;
@@ -444,62 +501,6 @@ coal_status coal_mat_is_symmetric(coal_mat A, int *sym) {
           memcmp(T->values, A->values, coal_dtype_size(A->dtype) * (size_t)A->nnz) == 0;
   coal_mat_destroy(&T);
   *sym = s;
-  return COAL_SUCCESS;
-}
-
-coal_status coal_mat_set_fastload_height(coal_mat A, int height) {
-  if (!A) return COAL_ERR_ARG;
-  COAL_CHECK(A->ctx, height >= 1 && height <= 255, COAL_ERR_ARG,
-             "FastLoad height %d outside 1..255", height);
-  if (height != A->fastload_height) {
-    /* only the FastLoad formats depend on the height: drop them (host and device) */
-    A->fastload_height = height;
-    coal_fastload_free(A->fl);
-    coal_fastload_free(A->flt);
-    A->fl = A->flt = NULL;
-    if (A->dev) coal_backend(A->ctx)->mat.drop_formats(A);
-  }
-  return COAL_SUCCESS;
-}
-
-coal_status coal_mat_fastload(coal_mat A, int transposed, const coal_fastload **f) {
-  coal_fastload **slot = transposed ? &A->flt : &A->fl;
-  if (!*slot) {
-    COAL_CALL(coal_mat_host(A));
-    if (transposed) {
-      COAL_CALL(coal_fastload_build(A->ctx, A->nrows, A->ncols, A->rowptr, A->colind, A->values,
-                                    A->dtype, A->fastload_height, 0, slot));
-    } else {
-      coal_mat T = NULL;
-      COAL_CALL(coal_mat_transpose(A, &T));
-      coal_status st = coal_fastload_build(A->ctx, A->ncols, A->nrows, T->rowptr, T->colind,
-                                           T->values, A->dtype, A->fastload_height, 1, slot);
-      coal_mat_destroy(&T);
-      if (st) return st;
-    }
-  }
-  *f = *slot;
-  return COAL_SUCCESS;
-}
-
-coal_status coal_mat_fastload_stats(coal_mat A, int transposed, coal_fastload_stats *st) {
-  if (!A || !st) return COAL_ERR_ARG;
-  const coal_fastload *f;
-  COAL_CALL(coal_mat_fastload(A, transposed, &f));
-  memset(st, 0, sizeof *st);
-  st->nblocks = f->nblocks;
-  for (int32_t b = 0; b < f->nblocks; b++) {
-    int c = f->blk_class[b] & 3;
-    if (c == COAL_FL_ONE_ROW)
-      st->nblocks_one_row++;
-    else if (c == COAL_FL_SEGMENTED)
-      st->nblocks_segmented++;
-    else
-      st->nblocks_distinct++;
-    if (f->blk_class[b] & COAL_FL_PARTIAL) st->nblocks_partial++;
-  }
-  st->natomics = f->natomics;
-  st->build_seconds = f->build_seconds;
   return COAL_SUCCESS;
 }
 

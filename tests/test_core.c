@@ -416,6 +416,58 @@ static void test_mat_host(coal_ctx ctx) {
   CHECK_ERR(ctx, coal_mat_wrap_device(ctx, 4, 4, 0, COAL_F64, NULL, NULL), COAL_ERR_ARG);
 }
 
+/* The derived-format cache (coal_mat_format_*): entries found by key, replaced (the old data
+ * freed), dropped by key, by flag (VALUES on a values change, DEVICE with the device copy) and
+ * all at destruction, each freed exactly once; settings default until set. Counted frees. */
+static int cache_frees[8];
+static void cache_free(coal_ctx ctx, void *p) {
+  (void)ctx;
+  cache_frees[*(int *)p]++;
+  free(p);
+}
+static int *cache_item(int id) {
+  int *p = malloc(sizeof *p);
+  if (p) *p = id;
+  return p;
+}
+
+static void test_format_cache(coal_ctx ctx) {
+  enum { KA = 101, KB = 102, KC = 103, KS = 104 };
+  int32_t ri[3] = {0, 1, 2}, ci[3] = {0, 1, 2};
+  double v[3] = {1, 2, 3};
+  coal_mat A = NULL;
+  CHECK_OK(ctx, coal_mat_create_coo(ctx, 3, 3, 3, ri, ci, v, COAL_F64, &A));
+  if (!A) return;
+  memset(cache_frees, 0, sizeof cache_frees);
+  CHECK(coal_mat_format_get(A, KA) == NULL, "empty cache answers an entry");
+  int *a = cache_item(0), *b = cache_item(1), *c = cache_item(2), *a2 = cache_item(3);
+  CHECK_OK(ctx, coal_mat_format_put(A, KA, COAL_FORMAT_VALUES, a, cache_free));
+  CHECK_OK(ctx, coal_mat_format_put(A, KB, COAL_FORMAT_DEVICE, b, cache_free));
+  CHECK_OK(ctx, coal_mat_format_put(A, KC, 0, c, cache_free));
+  CHECK(coal_mat_format_get(A, KA) == a && coal_mat_format_get(A, KB) == b &&
+            coal_mat_format_get(A, KC) == c,
+        "entries not found by key");
+  CHECK_OK(ctx, coal_mat_format_put(A, KA, COAL_FORMAT_VALUES, a2, cache_free));
+  CHECK(coal_mat_format_get(A, KA) == a2 && cache_frees[0] == 1, "replacing did not free the old");
+  /* new values: the VALUES entry goes, the others stay */
+  CHECK_OK(ctx, coal_mat_set_values(A, v));
+  CHECK(!coal_mat_format_get(A, KA) && cache_frees[3] == 1 && coal_mat_format_get(A, KB) == b &&
+            coal_mat_format_get(A, KC) == c,
+        "set_values: VALUES entry kept or others dropped");
+  coal_mat_format_drop(A, COAL_FORMAT_DEVICE);
+  CHECK(!coal_mat_format_get(A, KB) && cache_frees[1] == 1 && coal_mat_format_get(A, KC) == c,
+        "drop by DEVICE");
+  coal_mat_format_drop_key(A, KB); /* absent: nothing */
+  CHECK(coal_mat_setting(A, KS, 7) == 7, "unset setting is not the default");
+  CHECK_OK(ctx, coal_mat_setting_set(A, KS, 3));
+  CHECK_OK(ctx, coal_mat_setting_set(A, KS, 4));
+  CHECK(coal_mat_setting(A, KS, 7) == 4, "setting not kept");
+  coal_mat_destroy(&A); /* frees c and the setting */
+  CHECK(cache_frees[0] == 1 && cache_frees[1] == 1 && cache_frees[2] == 1 && cache_frees[3] == 1,
+        "an entry freed %d/%d/%d/%d times", cache_frees[0], cache_frees[1], cache_frees[2],
+        cache_frees[3]);
+}
+
 /* Values-only refresh (coal_device_stats_get): after coal_mat_set_values the device keeps the
  * structure, so the next product uploads nnz * sizeof(value) bytes and nothing else, the
  * formats that hold values are rebuilt, and the products see the new values (against a dense
@@ -612,6 +664,7 @@ int main(void) {
     test_line_stride(ctx);
     test_long_rows(ctx);
     test_refresh_stats(ctx);
+    test_format_cache(ctx);
     coal_ctx_destroy(&ctx);
   }
   return check_finish();

@@ -291,8 +291,12 @@ static void check_values_changed(coal_ctx D, coal_mat O, coal_mat T, uint64_t se
   if (vb) cu_ok(cudaMemcpy(T->dev->values, v, vb, cudaMemcpyHostToDevice), "new device values");
   cu_ok(cudaDeviceSynchronize(), "sync after the new values");
   coal_mat_device_values_changed(T);
-  CHECK(T->valid == COAL_MEM_DEVICE && T->state == state + 1 && !T->fl && !T->flt && !T->sw &&
-            !T->dev->fl.built && !T->dev->flt.built && !T->dev->sw.built &&
+  int stale = 0; /* a format that holds values survived */
+  const int value_keys[] = {COAL_FMT_FASTLOAD,      COAL_FMT_FASTLOAD_T,      COAL_FMT_SWIFT,
+                            COAL_FMT_CUDA_FASTLOAD, COAL_FMT_CUDA_FASTLOAD_T, COAL_FMT_CUDA_SWIFT};
+  for (size_t q = 0; q < sizeof value_keys / sizeof value_keys[0]; q++)
+    stale |= coal_mat_format_get(T, value_keys[q]) != NULL;
+  CHECK(T->valid == COAL_MEM_DEVICE && T->state == state + 1 && !stale &&
             (T->rowptr != NULL) == had_host,
         "%s: state after device_values_changed", nm);
   CHECK_OK(D, coal_mat_set_values(O, v));

@@ -6,7 +6,7 @@
  * 0x0, 7x0, 0x7, explicit zeros, no entries, a long row among empty ones) and every shared
  * SuiteSparse matrix, in fp64 and fp32, heights 1, 4, 8 and 32, scatter and gather: the device
  * arrays, downloaded, equal the host builder's (coal_mat_fastload) exactly, and the gather
- * schedule equals the host schedule (coal_cuda_gather_schedule_host); the FastLoad products
+ * schedule equals the host schedule (coal_fastload_schedule_host); the FastLoad products
  * with the GPU-built format match the host twin (host context, same kernel). Also: the host
  * build switch (COALESCE_FASTLOAD_HOST_BUILD=1) and the benchmark's timed rebuild. */
 #include "bench.h"
@@ -93,7 +93,7 @@ static int compare_format(mat_pair *M, int t, const char *label) {
   if (t == 0) {
     SAME_ARRAY("seg", g->seg, h->seg, nz);
   } else {
-    CHECK_OK(dc, coal_cuda_gather_schedule_host(dc, h, &htask, &hntasks, &hpre, &hnpre));
+    CHECK_OK(dc, coal_fastload_schedule_host(dc, h, &htask, &hntasks, &hpre, &hnpre));
     CHECK(ntasks == hntasks && npre == hnpre, "%s: %d tasks / %d prescale rows, host %d / %d",
           label, ntasks, npre, hntasks, hnpre);
     if (ntasks == hntasks && npre == hnpre) {

@@ -2,6 +2,7 @@
  * format (src/internal.h): the sort, the cutting rule, the zigzag layout, seg, classes, split
  * rows and atomics, on generated lane structures and on every shared matrix. */
 #include "check.h"
+#include "fastload.h"
 #include "internal.h"
 
 /* A compressed-by-lane structure owned by the test, values in double. */
@@ -274,8 +275,8 @@ static void check_lanes(coal_ctx ctx, const lanes *L, const char *name) {
     for (int h = 0; h < NH; h++)
       for (int seg = 0; seg < 2; seg++) {
         coal_fastload *f = NULL;
-        CHECK_OK(ctx, coal_fastload_build(ctx, L->nlanes, L->nother, L->ptr, L->idx, v,
-                                          (coal_dtype)dt, heights[h], seg, &f));
+        CHECK_OK(ctx, coal_fastload_build_host(ctx, L->nlanes, L->nother, L->ptr, L->idx, v,
+                                               (coal_dtype)dt, heights[h], seg, &f));
         if (f) check_format(f, L, (coal_dtype)dt, heights[h], seg, name);
         coal_fastload_free(f);
       }
@@ -328,7 +329,7 @@ static void test_generated(coal_ctx ctx) {
     for (int32_t l = 0; l < 100; l++) c[l] = 1;
     lanes L = lanes_make(100, 3, c, PAT_SAME, 1);
     coal_fastload *f = NULL;
-    CHECK_OK(ctx, coal_fastload_build(ctx, 100, 3, L.ptr, L.idx, L.val, COAL_F64, 8, 1, &f));
+    CHECK_OK(ctx, coal_fastload_build_host(ctx, 100, 3, L.ptr, L.idx, L.val, COAL_F64, 8, 1, &f));
     CHECK(f && f->nblocks == 4 && f->blk_class[0] == COAL_FL_ONE_ROW &&
               f->blk_class[3] == (COAL_FL_ONE_ROW | COAL_FL_PARTIAL) && f->natomics == 4 &&
               f->identity_perm,
@@ -342,18 +343,75 @@ static void test_errors(coal_ctx ctx) {
   int32_t ptr[3] = {0, 2, 1}, idx[2] = {0, 5};
   double v[2] = {1, 2};
   coal_fastload *f = (coal_fastload *)&f;
-  CHECK_ERR(ctx, coal_fastload_build(ctx, 1, 6, ptr, idx, v, COAL_F64, 0, 1, &f), COAL_ERR_ARG);
+  CHECK_ERR(ctx, coal_fastload_build_host(ctx, 1, 6, ptr, idx, v, COAL_F64, 0, 1, &f),
+            COAL_ERR_ARG);
   CHECK(f == NULL, "output cleared on failure");
-  CHECK_ERR(ctx, coal_fastload_build(ctx, 1, 6, ptr, idx, v, COAL_F64, 256, 1, &f), COAL_ERR_ARG);
-  CHECK_ERR(ctx, coal_fastload_build(ctx, 2, 6, ptr, idx, v, COAL_F64, 8, 1, &f), COAL_ERR_ARG);
-  CHECK_ERR(ctx, coal_fastload_build(ctx, 1, 5, ptr, idx, v, COAL_F64, 8, 1, &f), COAL_ERR_ARG);
-  CHECK_ERR(ctx, coal_fastload_build(ctx, -1, 5, ptr, idx, v, COAL_F64, 8, 1, &f), COAL_ERR_ARG);
-  CHECK_ERR(ctx, coal_fastload_build(ctx, 1, 6, ptr, idx, v, COAL_F64, 8, 1, NULL), COAL_ERR_ARG);
+  CHECK_ERR(ctx, coal_fastload_build_host(ctx, 1, 6, ptr, idx, v, COAL_F64, 256, 1, &f),
+            COAL_ERR_ARG);
+  CHECK_ERR(ctx, coal_fastload_build_host(ctx, 2, 6, ptr, idx, v, COAL_F64, 8, 1, &f),
+            COAL_ERR_ARG);
+  CHECK_ERR(ctx, coal_fastload_build_host(ctx, 1, 5, ptr, idx, v, COAL_F64, 8, 1, &f),
+            COAL_ERR_ARG);
+  CHECK_ERR(ctx, coal_fastload_build_host(ctx, -1, 5, ptr, idx, v, COAL_F64, 8, 1, &f),
+            COAL_ERR_ARG);
+  CHECK_ERR(ctx, coal_fastload_build_host(ctx, 1, 6, ptr, idx, v, COAL_F64, 8, 1, NULL),
+            COAL_ERR_ARG);
   CHECK(strlen(coal_ctx_last_error(ctx)) > 0, "error message recorded");
-  CHECK_OK(ctx, coal_fastload_build(ctx, 1, 6, ptr, idx, v, COAL_F64, 255, 1, &f));
+  CHECK_OK(ctx, coal_fastload_build_host(ctx, 1, 6, ptr, idx, v, COAL_F64, 255, 1, &f));
   CHECK(f && f->nblocks == 1 && f->blk_height[0] == 2, "height limit 255 accepted");
   coal_fastload_free(f);
   coal_fastload_free(NULL);
+}
+
+/* The gather schedule (coal_fastload_schedule_host) against its definition: the tasks split the
+ * blocks in order, each inside one 32-lane group and of at most COAL_FLT_TASK_ROUNDS rounds
+ * unless it is one block; a lane that a task stores without atomics has its whole row in that
+ * one task and in no atomic task; prescale lists exactly the other rows (lanes of atomic tasks
+ * and empty rows), original ids in sorted-lane order. R: the lanes (rows) in original order. */
+static void check_schedule(coal_ctx ctx, const coal_fastload *f, const lanes *R, const char *name) {
+  int32_t *task = NULL, *pre = NULL, nt = -1, np = -1;
+  CHECK_OK(ctx, coal_fastload_schedule_host(ctx, f, &task, &nt, &pre, &np));
+  if (!task || !pre) {
+    free(task), free(pre);
+    return;
+  }
+  const int32_t nl = f->nlanes;
+  int32_t *by = calloc((size_t)nl + 1, sizeof(int32_t));     /* storing task + 1, 0 none */
+  int32_t *rounds = calloc((size_t)nl + 1, sizeof(int32_t)); /* rounds stored */
+  uint8_t *atomic = calloc((size_t)nl + 1, 1);
+  int ok = nt >= 0 && task[nt] == f->nblocks && (nt > 0 || f->nblocks == 0);
+  int32_t end = 0;
+  for (int32_t t = 0; ok && t < nt; t++) {
+    const int at = ((uint32_t)task[t] & COAL_FLT_TASK_ATOMIC) != 0;
+    const int32_t b0 = (int32_t)((uint32_t)task[t] & ~COAL_FLT_TASK_ATOMIC);
+    const int32_t b1 =
+        t + 1 < nt ? (int32_t)((uint32_t)task[t + 1] & ~COAL_FLT_TASK_ATOMIC) : task[nt];
+    ok &= b0 == end && b1 > b0 && b1 <= f->nblocks;
+    if (!ok) break;
+    int32_t r = 0;
+    for (int32_t b = b0; b < b1; b++) {
+      ok &= f->blk_col[b] == f->blk_col[b0];
+      r += f->blk_height[b];
+      for (int32_t l = f->blk_col[b]; l < f->blk_col[b] + f->blk_len[b]; l++)
+        if (at)
+          atomic[l] = 1;
+        else
+          ok &= by[l] == 0 || by[l] == t + 1, by[l] = t + 1, rounds[l] += f->blk_height[b];
+    }
+    ok &= b1 - b0 == 1 || r <= COAL_FLT_TASK_ROUNDS;
+    end = b1;
+  }
+  int32_t q = 0;
+  for (int32_t s = 0; ok && s < nl; s++) {
+    const int32_t orig = f->perm[s], cnt = R->ptr[orig + 1] - R->ptr[orig];
+    const int whole = by[s] && !atomic[s];
+    if (by[s]) ok &= !atomic[s] && rounds[s] == cnt;
+    if (!whole) ok &= q < np && pre[q++] == orig;
+  }
+  ok &= q == np;
+  CHECK(ok, "%s: gather schedule (%d tasks, %d pre-scaled rows) breaks its definition", name, nt,
+        np);
+  free(by), free(rounds), free(atomic), free(task), free(pre);
 }
 
 /* Both formats of a library matrix, through coal_mat_fastload, for several heights. */
@@ -366,6 +424,7 @@ static void check_matrix(coal_mat A, const char *name, int nh) {
     CHECK_OK(A->ctx, coal_mat_fastload(A, 1, &ft));
     if (f) check_format(f, &C, A->dtype, heights[h], 1, name);
     if (ft) check_format(ft, &R, A->dtype, heights[h], 0, name);
+    if (ft) check_schedule(A->ctx, ft, &R, name);
     coal_fastload_stats st;
     CHECK_OK(A->ctx, coal_mat_fastload_stats(A, 1, &st));
     CHECK(ft && st.nblocks == ft->nblocks && st.natomics == ft->natomics, "%s: stats", name);

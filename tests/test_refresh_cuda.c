@@ -4,11 +4,11 @@
  * made on a host and a CUDA context. Three rounds: the first product uploads the whole CSR;
  * then twice new values (coal_mat_set_values, the same on both contexts), after which the next
  * product must upload nnz * sizeof(value) bytes and nothing else (coal_device_stats_get), the
- * device CSR structure and the structure-only arrays (merge-path tile starts, long-row segment
- * lists) must be the same allocations as before, and the formats that hold values (FastLoad
- * scatter and gather, Swift) must be rebuilt once each. In every round every SpMV and SpMM
- * kernel runs on both contexts with the outputs poisoned (NaN) and is compared with the host
- * twin against the product's scale (fp64 1e-12, fp32 1e-5; docs/TESTING.md).
+ * device CSR structure and the structure-only entries of the matrix's cache (merge-path tile
+ * starts, long-row segment lists) must be the same allocations as before, and the formats that hold
+ * values (FastLoad scatter and gather, Swift) must be rebuilt once each. In every round every SpMV
+ * and SpMM kernel runs on both contexts with the outputs poisoned (NaN) and is compared with the
+ * host twin against the product's scale (fp64 1e-12, fp32 1e-5; docs/TESTING.md).
  *
  * Fills: coal_bvec_set_random and coal_bvec_set_value on the GPU (blas.fill) against the host
  * twin, bit for bit over the whole storage (padding included), both dtypes and layouts, padded
@@ -159,7 +159,7 @@ static void test_refresh(const ctx_pair *C, int which, coal_dtype dt) {
   const size_t es = coal_dtype_size(dt);
   const uint64_t nnz = (uint64_t)Ad->nnz;
   struct coal_mat_cuda *dev = NULL;
-  const void *rp = NULL, *ci = NULL, *vals = NULL, *mrow = NULL, *seg0 = NULL, *seg1 = NULL;
+  const void *rp = NULL, *ci = NULL, *vals = NULL, *mrow = NULL, *segs = NULL;
   for (int round = 0; round < 3; round++) {
     char what[96];
     snprintf(what, sizeof what, "%s %s round %d", mname, dt == COAL_F64 ? "f64" : "f32", round);
@@ -188,7 +188,8 @@ static void test_refresh(const ctx_pair *C, int which, coal_dtype dt) {
       const struct coal_mat_cuda *d = Ad->dev;
       CHECK(d->rowptr == rp && d->colind == ci && d->values == vals,
             "%s: the device CSR was reallocated", what);
-      CHECK(d->merge_row == mrow && d->long_segs[0].rows == seg0 && d->long_segs[1].rows == seg1,
+      CHECK(coal_mat_format_get(Ad, COAL_FMT_CUDA_MERGE) == mrow &&
+                coal_mat_format_get(Ad, COAL_FMT_CUDA_LONG_ROWS) == segs,
             "%s: structure-only arrays were rebuilt", what);
     }
     compare_products(C, Ah, Ad, what);
@@ -200,8 +201,9 @@ static void test_refresh(const ctx_pair *C, int which, coal_dtype dt) {
           "%s: the products uploaded the matrix again", what);
     dev = Ad->dev;
     if (dev) {
-      rp = dev->rowptr, ci = dev->colind, vals = dev->values, mrow = dev->merge_row;
-      seg0 = dev->long_segs[0].rows, seg1 = dev->long_segs[1].rows;
+      rp = dev->rowptr, ci = dev->colind, vals = dev->values;
+      mrow = coal_mat_format_get(Ad, COAL_FMT_CUDA_MERGE);
+      segs = coal_mat_format_get(Ad, COAL_FMT_CUDA_LONG_ROWS);
     }
   }
   coal_mat_destroy(&Ah), coal_mat_destroy(&Ad);

@@ -134,7 +134,7 @@ static void check_device_copy(coal_mat C, const char *what) {
 static void check_structure(coal_spgemm ph, coal_spgemm pd, const char *what) {
   coal_tile *t = NULL;
   int32_t *pos = NULL;
-  CHECK_OK(pd->ctx, coal_spgemm_cuda_download(pd, &t, &pos));
+  CHECK_OK(pd->ctx, coal_spgemm_download_cuda(pd, &t, &pos));
   if (!t) return;
   const coal_tile *h = ph->tc;
   size_t nt = (size_t)h->ntiles;
@@ -213,8 +213,8 @@ static void check_conversion(coal_mat H, coal_mat D, const char *name) {
   coal_tile *g = NULL, *h = NULL;
   int32_t *rp = NULL, *ci = NULL;
   void *v = NULL;
-  CHECK_OK(D->ctx, coal_tile_cuda_roundtrip(D, &g, &rp, &ci, &v));
-  CHECK_OK(H->ctx, coal_tile_from_mat(H, &h));
+  CHECK_OK(D->ctx, coal_tile_roundtrip_cuda(D, &g, &rp, &ci, &v));
+  CHECK_OK(H->ctx, coal_tile_build_host(H, &h));
   if (h) CHECK_OK(H->ctx, coal_tile_build_csc(H->ctx, h));
   if (g && h) {
     size_t nt = (size_t)h->ntiles, nz = (size_t)h->nnz, es = coal_dtype_size(H->dtype);

@@ -51,7 +51,7 @@ static void compare_mats(coal_mat got, coal_mat ref, double tol, const char *wha
 static void check_tile(coal_mat A, const char *name) {
   coal_ctx ctx = A->ctx;
   coal_tile *t = NULL;
-  CHECK_OK(ctx, coal_tile_from_mat(A, &t));
+  CHECK_OK(ctx, coal_tile_build_host(A, &t));
   if (!t) return;
   CHECK_OK(ctx, coal_tile_build_csc(ctx, t));
   int ok = t->tm == (A->nrows + 15) / 16 && t->tn == (A->ncols + 15) / 16 && t->nnz == A->nnz &&
@@ -92,7 +92,7 @@ static void check_tile(coal_mat A, const char *name) {
   /* round trip */
   int32_t *rp = NULL, *ci = NULL, *rp2 = NULL, *ci2 = NULL;
   void *v = NULL;
-  CHECK_OK(ctx, coal_tile_to_csr(ctx, t, &rp, &ci, &v));
+  CHECK_OK(ctx, coal_tile_to_csr_host(ctx, t, &rp, &ci, &v));
   if (rp) {
     int same = !memcmp(rp, A->rowptr, sizeof(int32_t) * ((size_t)A->nrows + 1)) &&
                !memcmp(ci, A->colind, sizeof(int32_t) * (size_t)A->nnz) &&
@@ -121,7 +121,7 @@ static void check_tile(coal_mat A, const char *name) {
 /* Gustavson against a dense triple loop (m, k, n small): pattern = where a product exists. */
 static void check_gustavson_dense(coal_mat A, coal_mat B, const char *name) {
   coal_mat C = NULL;
-  CHECK_OK(A->ctx, coal_spgemm_gustavson_host(A, B, &C));
+  CHECK_OK(A->ctx, coal_spgemm_rows_product_host(A, B, &C));
   if (!C) return;
   int m = A->nrows, k = A->ncols, n = B->ncols;
   double *D = calloc((size_t)m * n + 1, sizeof(double));
@@ -161,7 +161,7 @@ static void check_product(coal_mat A, coal_mat B, const char *name) {
   char what[256];
   coal_mat R = NULL, C = NULL;
   coal_spgemm p = NULL;
-  CHECK_OK(ctx, coal_spgemm_gustavson_host(A, B, &R));
+  CHECK_OK(ctx, coal_spgemm_rows_product_host(A, B, &R));
   CHECK_OK(ctx, coal_spgemm_create_algo(COAL_PRODUCT_AB, A, B, algo, &p, &C));
   const int thr[3] = {COAL_SPGEMM_DENSE_NNZ, 0, 256};
   for (int s = 0; s < 3 && p && R; s++) {
@@ -351,8 +351,8 @@ static coal_mat smoothed(coal_mat A, coal_mat P) {
 static coal_mat ptap_reference(coal_mat A, coal_mat P) {
   coal_mat Pt = NULL, AP = NULL, R = NULL;
   CHECK_OK(A->ctx, coal_mat_transpose(P, &Pt));
-  CHECK_OK(A->ctx, coal_spgemm_gustavson_host(A, P, &AP));
-  if (Pt && AP) CHECK_OK(A->ctx, coal_spgemm_gustavson_host(Pt, AP, &R));
+  CHECK_OK(A->ctx, coal_spgemm_rows_product_host(A, P, &AP));
+  if (Pt && AP) CHECK_OK(A->ctx, coal_spgemm_rows_product_host(Pt, AP, &R));
   coal_mat_destroy(&Pt), coal_mat_destroy(&AP);
   return R;
 }
@@ -425,7 +425,7 @@ static void check_numeric(coal_ctx ctx, coal_dtype dt) {
       if (round >= 1 && !same) perturb(B, 600 + round);
       CHECK_OK(ctx, coal_spgemm_numeric(p));
       coal_mat R = NULL;
-      CHECK_OK(ctx, coal_spgemm_gustavson_host(X, B, &R));
+      CHECK_OK(ctx, coal_spgemm_rows_product_host(X, B, &R));
       char what[128];
       snprintf(what, sizeof what, "numeric-only %s round %d (%s)", same ? "B*B" : "A*B", round,
                dtname(dt));

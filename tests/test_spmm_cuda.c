@@ -18,6 +18,7 @@
 #include "backend.h"
 #include "bench.h"
 #include "check.h"
+#include "swift.h"
 #include "cuda/spmm_tune.h"
 
 #define CM COAL_COL_MAJOR
@@ -170,7 +171,7 @@ static void compare(mat_pair *M, const char *name, coal_spmm_kernel kern, const 
           "padding %s",
           name, dtname(dt), coal_spmm_kernel_name(kern), (long long)k, c->xl == CM ? "col" : "row",
           (long long)c->xpad, c->yl == CM ? "col" : "row", (long long)c->ypad, alpha, beta,
-          M->d->swift_height, d, pad ? "kept" : "WRITTEN");
+          coal_swift_height(M->d), d, pad ? "kept" : "WRITTEN");
     if (beta == 0.0) { /* again over the result: beta = 0 must overwrite it */
       CHECK_OK(dc, coal_spmm(M->d, kern, alpha, Xd, beta, Yd));
       CHECK_OK(dc, coal_bvec_get_host(Yd, ref, CM, 0));

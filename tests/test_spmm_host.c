@@ -6,6 +6,7 @@
 #include "check.h"
 #include "internal.h"
 #include "spmm.h"
+#include "swift.h"
 
 #define CM COAL_COL_MAJOR
 #define RM COAL_ROW_MAJOR
@@ -121,7 +122,7 @@ static void check_case(coal_mat A, const char *name, const spmm_case *c, unsigne
             "%s %s %s k=%lld X %s+%lld Y %s+%lld alpha=%g beta=%g H=%d: diff %.3g, padding %s",
             name, dt == COAL_F64 ? "f64" : "f32", coal_spmm_kernel_name(kernels[kk]), (long long)k,
             c->xl == CM ? "col" : "row", (long long)c->xpad, c->yl == CM ? "col" : "row",
-            (long long)c->ypad, c->alpha, c->beta, A->swift_height, d, pad_ok ? "kept" : "WRITTEN");
+            (long long)c->ypad, c->alpha, c->beta, coal_swift_height(A), d, pad_ok ? "kept" : "WRITTEN");
     }
   }
   coal_bvec_destroy(&X), coal_bvec_destroy(&Y);
@@ -428,16 +429,18 @@ static void test_api(coal_ctx ctx) {
   CHECK_ERR(ctx, coal_mat_set_swift_height(A, 0), COAL_ERR_ARG);
   CHECK_ERR(ctx, coal_mat_set_swift_height(A, COAL_SWIFT_MAX_HEIGHT + 1), COAL_ERR_ARG);
   CHECK_OK(ctx, coal_spmm(A, COAL_SPMM_SWIFT, 1.0, X, 0.0, Y));
-  CHECK(A->sw != NULL && A->sw->height_limit == COAL_SWIFT_DEFAULT_HEIGHT, "Swift not cached");
+  const coal_swift *sw = (const coal_swift *)coal_mat_format_get(A, COAL_FMT_SWIFT);
+  CHECK(sw != NULL && sw->height_limit == COAL_SWIFT_DEFAULT_HEIGHT, "Swift not cached");
   CHECK_OK(ctx, coal_mat_set_swift_height(A, 2));
-  CHECK(A->sw == NULL, "height change keeps the old Swift format");
+  CHECK(!coal_mat_format_get(A, COAL_FMT_SWIFT), "height change keeps the old Swift format");
   CHECK_OK(ctx, coal_spmm(A, COAL_SPMM_SWIFT, 1.0, X, 0.0, Y));
-  CHECK(A->sw != NULL && A->sw->height_limit == 2, "Swift height not applied");
+  sw = (const coal_swift *)coal_mat_format_get(A, COAL_FMT_SWIFT);
+  CHECK(sw != NULL && sw->height_limit == 2, "Swift height not applied");
   double *nv = malloc(sizeof(double) * (size_t)A->nnz);
   for (int64_t q = 0; q < A->nnz; q++) nv[q] = 0.25 * (double)(q % 9) - 1.0;
   CHECK_OK(ctx, coal_mat_set_values(A, nv));
   free(nv);
-  CHECK(A->sw == NULL, "set_values keeps the old Swift format");
+  CHECK(!coal_mat_format_get(A, COAL_FMT_SWIFT), "set_values keeps the old Swift format");
   check_case(A, "after set_values", &all_cases[3], ALL_KERNELS);
   check_swift(A, "after set_values");
   /* CUDA backend (when a GPU is present): a tiny product through the front end; the kernels are

@@ -11,6 +11,7 @@
  * usable. Under compute-sanitizer pass --report-api-errors no: that allocation fails on
  * purpose. */
 #include "check.h"
+#include "fastload.h"
 #include "internal.h"
 
 #include <stdint.h>
@@ -130,7 +131,7 @@ static void compare(mat_pair *M, const char *name, coal_spmv_kernel k, double al
   }
   double d = scaled_diff(got, ref, m, scale);
   CHECK(d <= tol(dt), "%s %s H=%d %s alpha=%g beta=%g: cuda vs host twin %.3g%s%s", name,
-        dtname(dt), M->h->fastload_height, coal_spmv_kernel_name(k), alpha, beta, d,
+        dtname(dt), coal_fastload_height(M->h), coal_spmv_kernel_name(k), alpha, beta, d,
         has_nan(got, m) ? " (NaN in the GPU result)" : "",
         has_nan(ref, m) ? " (NaN in the host result)" : "");
   if (beta == 0.0) {

@@ -4,6 +4,7 @@
  * AIJ's order (csr-vector with alpha = beta = 1). */
 #include "check.h"
 #include "internal.h"
+#include "fastload.h"
 #include "spmv.h"
 
 static uint64_t seed_counter = 1;
@@ -64,11 +65,11 @@ static void check_case(coal_mat A, const char *name, double alpha, double beta) 
       memcpy(vec, got, sizeof(double) * (size_t)m);
       double d = check_rel_diff(got, ref, (size_t)m);
       CHECK(d <= tol(dt), "%s %s H=%d alpha=%g beta=%g: csr-vector vs loop %.3g", name,
-            dt == COAL_F64 ? "f64" : "f32", A->fastload_height, alpha, beta, d);
+            dt == COAL_F64 ? "f64" : "f32", coal_fastload_height(A), alpha, beta, d);
     } else {
       double d = check_rel_diff(got, vec, (size_t)m);
       CHECK(d <= tol(dt), "%s %s H=%d alpha=%g beta=%g: %s vs csr-vector %.3g", name,
-            dt == COAL_F64 ? "f64" : "f32", A->fastload_height, alpha, beta,
+            dt == COAL_F64 ? "f64" : "f32", coal_fastload_height(A), alpha, beta,
             coal_spmv_kernel_name(ks[k]), d);
     }
   }

@@ -144,10 +144,11 @@ coal_status coal_fastload_build_time_cuda(coal_mat A, int transposed, double *ms
   COAL_CALL(coal_mat_prepare_cuda(A));
   struct coal_mat_cuda *d = NULL;
   COAL_CALL(coal_cuda_mat(A, &d));
-  struct coal_fastload_dev *fd = transposed ? &d->flt : &d->fl;
+  struct coal_fastload_dev *fd = NULL;
+  COAL_CALL(coal_cuda_fastload_entry(A, transposed, &fd));
   for (int rep = 0; rep < 2; rep++) { /* the first build is the untimed warm-up */
     coal_cuda_fastload_dev_free(fd);
-    COAL_CALL(coal_cuda_fastload_build(A, transposed, fd));
+    COAL_CALL(coal_fastload_build_cuda(A, transposed, fd));
     fd->built = 1;
   }
   *ms = fd->build_ms;

@@ -21,6 +21,8 @@
 #include "../../src/backend.h"
 #include "../spmm.h"
 #include "../spmv.h"
+#include "../fastload.h" /* the gather schedule's constants */
+#include "../formats.h"
 #include "spmm_tune.h"
 
 #ifdef __cplusplus
@@ -42,13 +44,6 @@ extern "C" {
 #else
 #define COAL_CUDA_THREADS_PER_SM 2048
 #endif
-/* Gather (FastLoad-T) schedule: one warp runs consecutive blocks of one 32-lane group up to
- * this many rounds in total; a group that fits is finished by one warp (plain stores). Built by
- * coal_cuda_fastload_build on the GPU (fastload_build.cu) and by its host twin
- * coal_cuda_gather_schedule_host (ops.cu), which defines it. */
-#define COAL_FLT_TASK_ROUNDS 32
-/* Bit 31 of a gather task entry: the task's lanes accumulate with atomics. */
-#define COAL_FLT_TASK_ATOMIC 0x80000000u
 /* Instantiations of row-split's small kernel whose occupancy the context keeps: 2 value types
  * x 4 group widths x 3 vector widths x 2 layouts of X. */
 #define COAL_CUDA_RS_RESIDENT_SLOTS 48
@@ -111,43 +106,23 @@ struct coal_fastload_dev {
   int32_t *prescale;
 };
 
-/* Device mirror of the Swift SpMM format (struct coal_swift, src/internal.h): the arrays the
- * kernels read, uploaded once from the host format (kernels/cuda/spmm_swift.cu). height is the
- * block height limit it was built with: a different limit on the matrix rebuilds it. */
-struct coal_swift_dev {
-  int built, height, identity_perm;
-  int32_t nblocks, ncta, irr_nblk;
-  int64_t nreg, nirr;
-  int32_t *perm; /* [ncols], NULL when identity_perm */
-  int32_t *blk_ptr, *blk_col;
-  void *reg_val;
-  uint16_t *reg_pos;
-  int32_t *slot_row;
-  uint16_t *slot_seg;
-  int32_t *irr_blk_col, *irr_blk_start, *irr_blk_stop, *irr_row;
-  void *irr_val;
-};
-
 /* Row-split SpMM's long-row segments for one threshold (thr 0: none built): n CTAs, rows[c]
  * the row of CTA c and rows[n + c] its segment in the row. */
 struct coal_spmm_segs {
   int32_t thr, n;
   int32_t *rows; /* [2*n] */
 };
+/* The entry COAL_FMT_CUDA_LONG_ROWS (structure only): the lists of the last two thresholds
+ * (small and large launches of one matrix use different thresholds), most recent first. */
+struct coal_long_rows_dev {
+  struct coal_spmm_segs segs[2];
+};
 
-/* A matrix's device state: made by mat_prepare (upload), or handed over with the device CSR by
- * its producer (coal_mat_wrap_device: a coal_calloc'd struct with coal_cuda_malloc'd CSR
- * arrays, or coal_cuda_pool_alloc'd ones with pooled = 1, the rest zero). Freed whole by
- * mat_release. */
-struct coal_mat_cuda {
-  int pooled;      /* rowptr, colind and values come from the context's pool */
-  int32_t *rowptr; /* [nrows+1] device CSR */
-  int32_t *colind; /* [nnz] */
-  void *values;    /* [nnz] */
-  struct coal_fastload_dev fl, flt;
-  /* merge-path: path coordinates where each CTA tile starts (structure only) and one carry-out
-   * per CTA; sized and computed at first use, kept until the matrix is released */
-  int32_t merge_ctas; /* 0 until built */
+/* The entry COAL_FMT_CUDA_MERGE (structure only): merge-path coordinates where each CTA tile
+ * starts and one carry-out per CTA, sized and computed at first use (spmv_merge.cu), shared by
+ * the SpMV and SpMM kernels. */
+struct coal_merge_dev {
+  int32_t merge_ctas; /* CTA tiles */
   int32_t *merge_row; /* [merge_ctas+1] */
   int32_t *merge_nz;  /* [merge_ctas+1] */
   int32_t *carry_row; /* [merge_ctas] row still open at the tile end, -1 if none */
@@ -156,11 +131,18 @@ struct coal_mat_cuda {
    * sized at first use for max(k, COAL_SPMM_CARRY_MIN_K) columns, grown only for a larger k */
   int64_t spmm_carry_k;
   double *spmm_carry;
-  /* row-split SpMM: the segments of the rows longer than a threshold (a CTA each), built at
-   * first use for a threshold; the lists of the last two thresholds are kept (small and large
-   * launches of one matrix use different thresholds), most recent first */
-  struct coal_spmm_segs long_segs[2];
-  struct coal_swift_dev sw; /* Swift SpMM format, built at first use */
+};
+
+/* A matrix's device CSR: made by mat_prepare (upload), or handed over by its producer
+ * (coal_mat_wrap_device: a coal_calloc'd struct with coal_cuda_malloc'd CSR arrays, or
+ * coal_cuda_pool_alloc'd ones with pooled = 1). Freed whole by mat_release, which first drops the
+ * matrix's COAL_FORMAT_DEVICE cache entries (the kernels' device formats and workspaces,
+ * kernels/formats.h). */
+struct coal_mat_cuda {
+  int pooled;      /* rowptr, colind and values come from the context's pool */
+  int32_t *rowptr; /* [nrows+1] device CSR */
+  int32_t *colind; /* [nnz] */
+  void *values;    /* [nnz] */
 };
 
 /* Columns of X the merge SpMM carry buffer is first sized for (one allocation for k <= it). */
@@ -222,32 +204,35 @@ void coal_cuda_pool_free(coal_ctx ctx, void *p);
 coal_status coal_cuda_upload_new(coal_ctx ctx, void **dst, const void *src, size_t bytes);
 /* A's device state (after mat_prepare), or COAL_ERR_STATE. */
 coal_status coal_cuda_mat(coal_mat A, struct coal_mat_cuda **d);
-/* Builds the FastLoad format once on the GPU (coal_cuda_fastload_build) and caches it in
- * A->dev->fl (scatter) or A->dev->flt (gather, with its warp schedule). With the environment
- * variable COALESCE_FASTLOAD_HOST_BUILD=1 (read at each build) it builds the host format
- * (coal_mat_fastload) and the schedule on the host and uploads them instead. */
+/* A's device FastLoad format, built once on the GPU (coal_fastload_build_cuda) and kept in A's
+ * cache (COAL_FMT_CUDA_FASTLOAD: scatter, COAL_FMT_CUDA_FASTLOAD_T: gather, with its warp
+ * schedule). With the environment variable COALESCE_FASTLOAD_HOST_BUILD=1 (read at each build)
+ * it builds the host format (coal_mat_fastload) and the schedule on the host and uploads them
+ * instead. */
 coal_status coal_cuda_fastload_upload(coal_mat A, int transposed,
                                       const struct coal_fastload_dev **out);
+/* A's cache entry for the device FastLoad format, created empty (built = 0) when absent; an
+ * existing one is returned as it is. */
+coal_status coal_cuda_fastload_entry(coal_mat A, int transposed, struct coal_fastload_dev **out);
 /* Builds A's scatter (transposed = 0: lanes = columns) or gather (1: lanes = rows) format
  * from A's device CSR on the context's stream, bit-identical to the host builder, with the
  * gather schedule; *out must hold nothing (it is overwritten). On failure nothing is kept. */
-coal_status coal_cuda_fastload_build(coal_mat A, int transposed, struct coal_fastload_dev *out);
-/* Releases a device format (GPU-built or uploaded) and zeroes it. */
+coal_status coal_fastload_build_cuda(coal_mat A, int transposed, struct coal_fastload_dev *out);
+/* Releases a device format's arrays (GPU-built or uploaded) and zeroes it. */
 void coal_cuda_fastload_dev_free(struct coal_fastload_dev *f);
-/* Merge-path tile starts (d->merge_row, d->merge_nz) and carry rows, computed once per
- * structure on the stream (kernels/cuda/spmv_merge.cu); shared by the SpMV and SpMM kernels. */
-coal_status coal_cuda_merge_workspace(coal_mat A, struct coal_mat_cuda *d);
+/* A's merge-path state (COAL_FMT_CUDA_MERGE), computed once per structure on the stream
+ * (kernels/cuda/spmv_merge.cu); shared by the SpMV and SpMM kernels. */
+coal_status coal_cuda_merge_workspace(coal_mat A, struct coal_mat_cuda *d,
+                                      struct coal_merge_dev **m);
 /* Row-split SpMM's long rows (spmm_long.cu): Y += alpha*A*X on the rows of more than thr
  * entries only (a CTA per segment of such a row), with V-element loads of X (the row-split
  * kernel's v); after the row-split kernel has stored beta*Y on those rows. */
 coal_status coal_spmm_long_rows_cuda(coal_mat A, struct coal_mat_cuda *d, int32_t thr, int v,
                                      double alpha, coal_bvec X, coal_bvec Y);
-/* The segment list of the rows longer than thr (kept in d->long_segs, built once per
- * threshold); coal_spmm_long_rows_cuda finds it itself. */
+/* The segment list of the rows longer than thr (kept in A's COAL_FMT_CUDA_LONG_ROWS entry,
+ * built once per threshold); coal_spmm_long_rows_cuda finds it itself. */
 coal_status coal_spmm_long_rows_build(coal_mat A, struct coal_mat_cuda *d, int32_t thr,
                                       const struct coal_spmm_segs **segs);
-/* Releases the device Swift format and zeroes it (kernels/cuda/spmm_swift.cu). */
-void coal_cuda_swift_dev_free(struct coal_swift_dev *s);
 
 /* Workspaces of the dense block operations (struct coal_cuda_ctx), grown when a call needs
  * more; growing synchronises the stream first (kernels/cuda/blas.cu). */
@@ -272,7 +257,6 @@ void coal_mem_host_unregister_cuda(void *p);
 coal_status coal_mat_prepare_cuda(coal_mat A);
 void coal_mat_release_cuda(coal_mat A);
 coal_status coal_mat_download_cuda(coal_mat A, int32_t *rowptr, int32_t *colind, void *values);
-void coal_mat_drop_formats_cuda(coal_mat A);
 coal_status coal_mat_wrap_cuda(coal_ctx ctx, int32_t nrows, int32_t ncols, int64_t nnz,
                                int32_t *rowptr, int32_t *colind, double *values, coal_mat *A);
 coal_status coal_mat_csr_cuda(coal_mat A, const int32_t **rowptr, const int32_t **colind,

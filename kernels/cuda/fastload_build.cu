@@ -1,6 +1,6 @@
-/* FastLoad formats built on the GPU from the device CSR (src/internal.h documents the format,
- * src/fastload.c is the host twin: the arrays built here are bit-identical to its arrays, and
- * the gather schedule to build_gather_schedule's in ops.cu).
+/* FastLoad formats built on the GPU from the device CSR (kernels/fastload.h documents the format,
+ * kernels/host/fastload_build.c (coal_fastload_build_host) is the host twin: the arrays built here
+ * are bit-identical to its arrays, and the gather schedule to coal_fastload_schedule_host's).
  *
  * Lane structure: the CSR of A for the gather format, its CSC for the scatter format. The CSC
  * is a stable radix sort of the CSR positions by column (rows stay ascending inside each
@@ -76,7 +76,7 @@ __device__ __forceinline__ GroupLanes group_lanes(int64_t g, int32_t nl, int c_i
   return G;
 }
 
-/* Gather: is the group stored by one warp without atomics (build_gather_schedule's "whole"
+/* Gather: is the group stored by one warp without atomics (coal_fastload_schedule_host's "whole"
  * group, or its only block COMPLETE)? Non-store groups pre-scale all their lanes, store groups
  * their empty lanes. */
 struct GroupStore {
@@ -96,9 +96,9 @@ __device__ __forceinline__ GroupStore group_store(int c, int H) {
   return S;
 }
 
-/* The gather schedule's greedy packing (build_gather_schedule): a task takes consecutive blocks
- * of the group while their rounds add up to at most kRounds (at least one block). The walk is
- * warp-uniform; run() adds m blocks of height hh, and with task != NULL the lanes write the
+/* The gather schedule's greedy packing (coal_fastload_schedule_host): a task takes consecutive
+ * blocks of the group while their rounds add up to at most kRounds (at least one block). The walk
+ * is warp-uniform; run() adds m blocks of height hh, and with task != NULL the lanes write the
  * entries of the tasks that start in this run. */
 struct TaskWalk {
   int open = 0, r = 0, nt = 0, b = 0; /* task open, its rounds, tasks so far, next block */
@@ -454,7 +454,7 @@ coal_status build_body(Build &B, struct coal_fastload_dev *out) {
   cudaStream_t s = coal_stream(ctx);
   struct coal_mat_cuda *d = NULL;
   COAL_CALL(coal_cuda_mat(A, &d));
-  const int gather = B.transposed, H = A->fastload_height;
+  const int gather = B.transposed, H = coal_fastload_height(A);
   COAL_CHECK(ctx, H >= 1 && H <= 255, COAL_ERR_ARG, "FastLoad height %d outside 1..255", H);
   const int32_t nl = gather ? A->nrows : A->ncols;
   const int64_t nnz = A->nnz, ngroups = ((int64_t)nl + 31) / 32;
@@ -563,7 +563,7 @@ coal_status build_body(Build &B, struct coal_fastload_dev *out) {
 
 } // namespace
 
-coal_status coal_cuda_fastload_build(coal_mat A, int transposed, struct coal_fastload_dev *out) {
+coal_status coal_fastload_build_cuda(coal_mat A, int transposed, struct coal_fastload_dev *out) {
   if (!A || !out) return COAL_ERR_ARG;
   coal_ctx ctx = A->ctx;
   memset(out, 0, sizeof *out);
@@ -621,7 +621,7 @@ coal_status coal_cuda_fastload_download(coal_mat A, int transposed, coal_fastloa
   const size_t nl = (size_t)fd->nlanes, nb = (size_t)fd->nblocks, nz = (size_t)fd->nnz;
   const size_t es = coal_dtype_size(A->dtype);
   COAL_CALL(coal_calloc(ctx, sizeof *f, (void **)&f));
-  f->nlanes = fd->nlanes, f->nother = fd->nother, f->height_limit = A->fastload_height;
+  f->nlanes = fd->nlanes, f->nother = fd->nother, f->height_limit = coal_fastload_height(A);
   f->identity_perm = fd->identity_perm, f->nblocks = fd->nblocks, f->nnz = fd->nnz;
   COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * nl, (void **)&f->perm), fail);
   COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * nb, (void **)&f->blk_ptr), fail);

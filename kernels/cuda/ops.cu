@@ -1,7 +1,7 @@
 /* CUDA backend, the mem and mat entries of its table (kernels/cuda/backend.c): device memory,
- * transfers on the context's stream, matrix residency (device CSR, FastLoad mirrors, merge-path
- * workspaces; device-only matrices whose host CSR is downloaded on demand). */
-#include "../bench.h" /* coal_cuda_gather_schedule_host */
+ * transfers on the context's stream, matrix residency (device CSR, the FastLoad device formats in
+ * the matrix's cache; device-only matrices whose host CSR is downloaded on demand). */
+#include "../bench.h"
 #include "cuda_internal.h"
 
 #include <stdlib.h>
@@ -139,19 +139,13 @@ void coal_cuda_fastload_dev_free(struct coal_fastload_dev *f) {
 void coal_mat_release_cuda(coal_mat A) {
   struct coal_mat_cuda *d = A->dev;
   if (!d) return;
+  coal_mat_format_drop(A, COAL_FORMAT_DEVICE); /* the kernels' device formats and workspaces */
   if (d->pooled) {
     coal_cuda_pool_free(A->ctx, d->rowptr), coal_cuda_pool_free(A->ctx, d->colind);
     coal_cuda_pool_free(A->ctx, d->values);
   } else {
     coal_cuda_free(d->rowptr), coal_cuda_free(d->colind), coal_cuda_free(d->values);
   }
-  coal_cuda_fastload_dev_free(&d->fl);
-  coal_cuda_fastload_dev_free(&d->flt);
-  coal_cuda_free(d->merge_row), coal_cuda_free(d->merge_nz);
-  coal_cuda_free(d->carry_row), coal_cuda_free(d->carry_val);
-  coal_cuda_free(d->spmm_carry);
-  coal_cuda_free(d->long_segs[0].rows), coal_cuda_free(d->long_segs[1].rows);
-  coal_cuda_swift_dev_free(&d->sw);
   coal_free(d);
   A->dev = NULL;
   A->valid &= ~(unsigned)COAL_MEM_DEVICE;
@@ -167,16 +161,6 @@ static coal_status upload_csr(coal_mat A, struct coal_mat_cuda *d) {
   COAL_CALL(dup_async(ctx, &d->values, A->values, es * (size_t)A->nnz));
   COAL_CUDA_CALL(ctx, cudaStreamSynchronize(coal_stream(ctx)));
   return COAL_SUCCESS;
-}
-
-/* Drops the device formats that hold values (rebuilt at next use); the CSR and the merge-path
- * arrays stay (the carry arrays hold nothing beyond a product). */
-void coal_mat_drop_formats_cuda(coal_mat A) {
-  struct coal_mat_cuda *d = A->dev;
-  if (!d) return;
-  coal_cuda_fastload_dev_free(&d->fl);
-  coal_cuda_fastload_dev_free(&d->flt);
-  coal_cuda_swift_dev_free(&d->sw);
 }
 
 /* Makes the device CSR current: full upload the first time, values only after a change
@@ -202,8 +186,7 @@ coal_status coal_mat_prepare_cuda(coal_mat A) {
   if (!(A->valid & COAL_MEM_DEVICE)) {
     COAL_CHECK(ctx, A->rowptr && (A->valid & COAL_MEM_HOST), COAL_ERR_STATE,
                "device values are stale and the matrix has no current host copy");
-    /* Derived device formats hold values too: drop them, they are rebuilt at next use. */
-    coal_mat_drop_formats_cuda(A);
+    /* the derived formats that hold values went with the change (coal_mat_invalidate) */
     const size_t bytes = coal_dtype_size(A->dtype) * (size_t)A->nnz;
     COAL_CALL(coal_mem_upload_cuda(ctx, A->dev->values, A->values, bytes));
     ctx->stats.values_uploads++;
@@ -280,65 +263,6 @@ coal_status coal_mat_csr_cuda(coal_mat A, const int32_t **rowptr, const int32_t 
 }
 
 /* ---- FastLoad upload ----------------------------------------------------------------------- */
-/* Gather schedule, the definition (fastload_build.cu builds the same arrays on the GPU; the
- * test compares them). Blocks of one 32-lane group share blk_col. A warp task is a run of
- * consecutive blocks of one group with at most COAL_FLT_TASK_ROUNDS rounds in total (or a
- * single higher block). When one task covers a whole group (and the group's blocks are
- * contiguous), every lane's row is complete in that warp: plain store y = alpha*sum + beta*y.
- * Otherwise the task's lanes add with atomics, and their rows are pre-scaled (beta*y) first.
- * Lanes with no entries are covered by no block: they are pre-scaled too. */
-coal_status coal_cuda_gather_schedule_host(coal_ctx ctx, const coal_fastload *f, int32_t **task_out,
-                                           int32_t *ntasks_out, int32_t **pre_out,
-                                           int32_t *npre_out) {
-  int32_t nb = f->nblocks, nl = f->nlanes;
-  int32_t *task = NULL, *pre = NULL, *runs = NULL;
-  uint8_t *mark = NULL; /* per lane: 0 no entries, 1 stored whole, 3 atomic */
-  coal_status st;
-  COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * ((size_t)nb + 1), (void **)&task), fail);
-  COAL_CALL_GOTO(st, coal_calloc(ctx, sizeof(int32_t) * ((size_t)nl + 1), (void **)&runs), fail);
-  COAL_CALL_GOTO(st, coal_calloc(ctx, (size_t)nl + 1, (void **)&mark), fail);
-  /* runs[col]: number of separate runs of blocks that start at lane col */
-  for (int32_t b = 0; b < nb; b++)
-    if (b == 0 || f->blk_col[b] != f->blk_col[b - 1]) runs[f->blk_col[b]]++;
-  {
-    int32_t nt = 0;
-    for (int32_t b0 = 0; b0 < nb;) {
-      int32_t col = f->blk_col[b0], b1 = b0;
-      while (b1 < nb && f->blk_col[b1] == col) b1++; /* group run [b0, b1) */
-      int32_t rounds = 0;
-      for (int32_t b = b0; b < b1; b++) rounds += f->blk_height[b];
-      int whole = runs[col] == 1 && rounds <= COAL_FLT_TASK_ROUNDS;
-      for (int32_t t0 = b0; t0 < b1;) {
-        int32_t t1 = t0 + 1, r = f->blk_height[t0];
-        while (t1 < b1 && r + f->blk_height[t1] <= COAL_FLT_TASK_ROUNDS) r += f->blk_height[t1++];
-        int store = whole || (t1 == t0 + 1 && (f->blk_class[t0] & COAL_FL_COMPLETE));
-        task[nt++] = (int32_t)((uint32_t)t0 | (store ? 0u : COAL_FLT_TASK_ATOMIC));
-        for (int32_t b = t0; b < t1; b++)
-          for (int32_t l = 0; l < f->blk_len[b]; l++) mark[col + l] |= store ? 1 : 3;
-        t0 = t1;
-      }
-      b0 = b1;
-    }
-    task[nt] = nb;
-    *ntasks_out = nt;
-  }
-  {
-    int32_t np = 0;
-    for (int32_t s = 0; s < nl; s++) np += mark[s] != 1;
-    COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * ((size_t)np + 1), (void **)&pre), fail);
-    np = 0;
-    for (int32_t s = 0; s < nl; s++)
-      if (mark[s] != 1) pre[np++] = f->identity_perm ? s : f->perm[s];
-    *npre_out = np;
-  }
-  coal_free(runs), coal_free(mark);
-  *task_out = task, *pre_out = pre;
-  return COAL_SUCCESS;
-fail:
-  coal_free(task), coal_free(pre), coal_free(runs), coal_free(mark);
-  return st;
-}
-
 static coal_status upload_fastload(coal_ctx ctx, const coal_fastload *f, int transposed,
                                    coal_dtype dtype, struct coal_fastload_dev *fd) {
   size_t nb = (size_t)f->nblocks, nz = (size_t)f->nnz;
@@ -360,7 +284,7 @@ static coal_status upload_fastload(coal_ctx ctx, const coal_fastload *f, int tra
     return COAL_SUCCESS;
   }
   int32_t *task = NULL, *pre = NULL;
-  COAL_CALL(coal_cuda_gather_schedule_host(ctx, f, &task, &fd->ntasks, &pre, &fd->nprescale));
+  COAL_CALL(coal_fastload_schedule_host(ctx, f, &task, &fd->ntasks, &pre, &fd->nprescale));
   coal_status st =
       dup_async(ctx, (void **)&fd->task, task, sizeof(int32_t) * ((size_t)fd->ntasks + 1));
   if (st == COAL_SUCCESS)
@@ -377,11 +301,30 @@ static coal_status upload_fastload(coal_ctx ctx, const coal_fastload *f, int tra
   return st;
 }
 
+static void fastload_entry_free(coal_ctx ctx, void *p) {
+  (void)ctx;
+  coal_cuda_fastload_dev_free((struct coal_fastload_dev *)p);
+  coal_free(p);
+}
+
+coal_status coal_cuda_fastload_entry(coal_mat A, int transposed, struct coal_fastload_dev **out) {
+  const int key = transposed ? COAL_FMT_CUDA_FASTLOAD_T : COAL_FMT_CUDA_FASTLOAD;
+  struct coal_fastload_dev *fd = (struct coal_fastload_dev *)coal_mat_format_get(A, key);
+  if (!fd) {
+    COAL_CALL(coal_calloc(A->ctx, sizeof *fd, (void **)&fd));
+    COAL_CALL(coal_mat_format_put(A, key, COAL_FORMAT_DEVICE | COAL_FORMAT_VALUES, fd,
+                                  fastload_entry_free));
+  }
+  *out = fd;
+  return COAL_SUCCESS;
+}
+
 coal_status coal_cuda_fastload_upload(coal_mat A, int transposed,
                                       const struct coal_fastload_dev **out) {
   struct coal_mat_cuda *d = NULL;
   COAL_CALL(coal_cuda_mat(A, &d));
-  struct coal_fastload_dev *fd = transposed ? &d->flt : &d->fl;
+  struct coal_fastload_dev *fd = NULL;
+  COAL_CALL(coal_cuda_fastload_entry(A, transposed, &fd));
   if (!fd->built) {
     coal_status st;
     const char *host = getenv("COALESCE_FASTLOAD_HOST_BUILD");
@@ -393,7 +336,7 @@ coal_status coal_cuda_fastload_upload(coal_mat A, int transposed,
                  f->nlanes, (long long)f->nnz);
       st = upload_fastload(A->ctx, f, transposed, A->dtype, fd);
     } else {
-      st = coal_cuda_fastload_build(A, transposed, fd);
+      st = coal_fastload_build_cuda(A, transposed, fd);
     }
     if (st != COAL_SUCCESS) {
       coal_cuda_fastload_dev_free(fd);

@@ -348,7 +348,7 @@ unsigned grid_of(int64_t work, int64_t per) {
 
 } // namespace
 
-coal_status coal_spgemm_cuda_step1_count(coal_ctx ctx, const struct coal_tile_dev *a,
+coal_status coal_spgemm_step1_count_cuda(coal_ctx ctx, const struct coal_tile_dev *a,
                                          const struct coal_tile_dev *b, int32_t *cnt,
                                          unsigned long long *total) {
   if (a->tm == 0) return COAL_SUCCESS;
@@ -358,7 +358,7 @@ coal_status coal_spgemm_cuda_step1_count(coal_ctx ctx, const struct coal_tile_de
   return COAL_SUCCESS;
 }
 
-coal_status coal_spgemm_cuda_step1_fill(coal_ctx ctx, const struct coal_tile_dev *a,
+coal_status coal_spgemm_step1_fill_cuda(coal_ctx ctx, const struct coal_tile_dev *a,
                                         const struct coal_tile_dev *b, const int32_t *c_tile_ptr,
                                         int32_t *c_tile_col, int32_t *c_tile_row) {
   if (a->tm == 0) return COAL_SUCCESS;
@@ -369,7 +369,7 @@ coal_status coal_spgemm_cuda_step1_fill(coal_ctx ctx, const struct coal_tile_dev
   return COAL_SUCCESS;
 }
 
-coal_status coal_spgemm_cuda_step2(coal_ctx ctx, const struct coal_tile_dev *a,
+coal_status coal_spgemm_step2_cuda(coal_ctx ctx, const struct coal_tile_dev *a,
                                    const struct coal_tile_dev *b, int32_t ntiles,
                                    const int32_t *c_tile_row, const int32_t *c_tile_col,
                                    uint16_t *c_mask, uint8_t *c_row_ptr, int32_t *cnt,
@@ -382,7 +382,7 @@ coal_status coal_spgemm_cuda_step2(coal_ctx ctx, const struct coal_tile_dev *a,
   return COAL_SUCCESS;
 }
 
-coal_status coal_spgemm_cuda_row_len(coal_ctx ctx, int32_t nrows, const int32_t *c_tile_ptr,
+coal_status coal_spgemm_row_len_cuda(coal_ctx ctx, int32_t nrows, const int32_t *c_tile_ptr,
                                      const uint16_t *c_mask, int32_t *len) {
   if (nrows == 0) return COAL_SUCCESS;
   row_len_kernel<<<grid_of(nrows, COAL_CUDA_CTA), COAL_CUDA_CTA, 0, coal_stream(ctx)>>>(
@@ -391,7 +391,7 @@ coal_status coal_spgemm_cuda_row_len(coal_ctx ctx, int32_t nrows, const int32_t 
   return COAL_SUCCESS;
 }
 
-coal_status coal_spgemm_cuda_row_fill(coal_ctx ctx, int32_t nrows, const int32_t *c_tile_ptr,
+coal_status coal_spgemm_row_fill_cuda(coal_ctx ctx, int32_t nrows, const int32_t *c_tile_ptr,
                                       const int32_t *c_tile_col, const uint16_t *c_mask,
                                       const int32_t *rowptr, int32_t *colind, int32_t *pos) {
   if (nrows == 0) return COAL_SUCCESS;
@@ -401,7 +401,7 @@ coal_status coal_spgemm_cuda_row_fill(coal_ctx ctx, int32_t nrows, const int32_t
   return COAL_SUCCESS;
 }
 
-coal_status coal_spgemm_cuda_step3(coal_ctx ctx, coal_dtype dt, const struct coal_tile_dev *a,
+coal_status coal_spgemm_step3_cuda(coal_ctx ctx, coal_dtype dt, const struct coal_tile_dev *a,
                                    const struct coal_tile_dev *b, const struct coal_spgemm_cuda *d,
                                    void *cval, int dense_threshold) {
   if (d->ntiles == 0 || d->nnz == 0) return COAL_SUCCESS;
@@ -425,7 +425,7 @@ coal_status coal_spgemm_cuda_step3(coal_ctx ctx, coal_dtype dt, const struct coa
   return COAL_SUCCESS;
 }
 
-coal_status coal_spgemm_cuda_gather(coal_ctx ctx, coal_dtype dt, int64_t n, const int32_t *map,
+coal_status coal_spgemm_gather_cuda(coal_ctx ctx, coal_dtype dt, int64_t n, const int32_t *map,
                                     const void *src, void *dst) {
   if (n == 0) return COAL_SUCCESS;
   int64_t g = (n + COAL_CUDA_CTA - 1) / COAL_CUDA_CTA, cap = (int64_t)ctx->cuda->sm_count * 32;

@@ -424,13 +424,13 @@ void release_state(coal_ctx ctx, Ptap *d) {
 
 } // namespace
 
-void coal_spgemm_ptap_release(coal_spgemm p) {
+void coal_spgemm_ptap_release_cuda(coal_spgemm p) {
   if (!p->dev) return;
   release_state(p->ctx, (Ptap *)p->dev);
   p->dev = NULL;
 }
 
-coal_status coal_spgemm_ptap_symbolic(coal_spgemm p, int *fused) {
+coal_status coal_spgemm_ptap_symbolic_cuda(coal_spgemm p, int *fused) {
   coal_ctx ctx = p->ctx;
   coal_mat A = p->A, P = p->B;
   *fused = 0;
@@ -547,7 +547,7 @@ fail:
   return st;
 }
 
-coal_status coal_spgemm_ptap_numeric(coal_spgemm p) {
+coal_status coal_spgemm_ptap_numeric_cuda(coal_spgemm p) {
   Ptap *d = (Ptap *)p->dev;
   COAL_CHECK(p->ctx, d, COAL_ERR_STATE, "P^T A P without device state");
   Ops o;

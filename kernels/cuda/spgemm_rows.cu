@@ -602,7 +602,7 @@ coal_status numeric_pass(coal_spgemm p, Rows *d, int cols_long) {
 
 } // namespace
 
-void coal_spgemm_rows_release(coal_spgemm p) {
+void coal_spgemm_rows_release_cuda(coal_spgemm p) {
   Rows *d = (Rows *)p->dev;
   if (!d) return;
   coal_ctx ctx = p->ctx;
@@ -614,7 +614,7 @@ void coal_spgemm_rows_release(coal_spgemm p) {
   p->dev = NULL;
 }
 
-coal_status coal_spgemm_rows_symbolic(coal_spgemm p) {
+coal_status coal_spgemm_rows_symbolic_cuda(coal_spgemm p) {
   coal_ctx ctx = p->ctx;
   coal_mat A = p->A, B = p->B;
   Rows *d = NULL;
@@ -759,7 +759,7 @@ done:
   return st;
 }
 
-coal_status coal_spgemm_rows_numeric(coal_spgemm p) {
+coal_status coal_spgemm_rows_numeric_cuda(coal_spgemm p) {
   Rows *d = (Rows *)p->dev;
   COAL_CHECK(p->ctx, d, COAL_ERR_STATE, "product without device state");
   COAL_CALL(operands(p, d));
@@ -796,7 +796,7 @@ static coal_status transpose_into(coal_mat P, struct coal_mat_cuda *t) {
   return COAL_SUCCESS;
 }
 
-coal_status coal_spgemm_cuda_transpose(coal_mat P, coal_mat *Pt) {
+coal_status coal_spgemm_transpose_cuda(coal_mat P, coal_mat *Pt) {
   coal_ctx ctx = P->ctx;
   *Pt = NULL;
   struct coal_mat_cuda *t = NULL;
@@ -818,7 +818,7 @@ coal_status coal_spgemm_cuda_transpose(coal_mat P, coal_mat *Pt) {
   return coal_mat_wrap_device(ctx, P->ncols, P->nrows, P->nnz, P->dtype, t, Pt);
 }
 
-coal_status coal_spgemm_cuda_transpose_values(coal_mat P, coal_mat Pt) {
+coal_status coal_spgemm_transpose_values_cuda(coal_mat P, coal_mat Pt) {
   struct coal_mat_cuda *t = NULL;
   COAL_CALL(coal_cuda_mat(Pt, &t));
   COAL_CALL(transpose_into(P, t));

@@ -1,9 +1,9 @@
 /* TileSpGEMM product driver on the GPU (the CUDA instance's spgemm entries, kernels/spgemm.h).
  *
  * Symbolic (once per product): the tile formats of A and B are built by the host builder
- * (src/tile.c) and uploaded once; step 1 (count, scan, fill), step 2 (masks and counts, scan)
- * and C's CSR structure (row lengths, scan, columns and the tile -> CSR map) run on the
- * stream; the host waits twice for a size (number of tiles of C, nonzeros of C: both allocate)
+ * (kernels/host/tile_build.c) and uploaded once; step 1 (count, scan, fill), step 2 (masks and
+ * counts, scan) and C's CSR structure (row lengths, scan, columns and the tile -> CSR map) run on
+ * the stream; the host waits twice for a size (number of tiles of C, nonzeros of C: both allocate)
  * and once for C's structure, which it needs (the host CSR of a matrix is always valid).
  *
  * Numeric (every call): new operand values are gathered into tile order on the host (through
@@ -33,7 +33,7 @@ coal_status step1(coal_ctx ctx, Dev *d) {
   COAL_CALL(dalloc_n(ctx, d, tm1, &d->c_tile_ptr));
   COAL_CALL(dalloc_n(ctx, d, tm1, &cnt));
   COAL_CALL_GOTO(st, zero(ctx, cnt, sizeof(int32_t) * tm1), done);
-  COAL_CALL_GOTO(st, coal_spgemm_cuda_step1_count(ctx, &d->a, &d->b, cnt, d->d_total), done);
+  COAL_CALL_GOTO(st, coal_spgemm_step1_count_cuda(ctx, &d->a, &d->b, cnt, d->d_total), done);
   COAL_CALL_GOTO(st, scan(ctx, d, cnt, d->c_tile_ptr, (int64_t)tm1), done);
   COAL_CALL_GOTO(st, read_total(ctx, d, &ntiles), done);
 done:
@@ -44,7 +44,7 @@ done:
   d->ntiles = (int32_t)ntiles;
   COAL_CALL(dalloc_n(ctx, d, (size_t)ntiles, &d->c_tile_col));
   COAL_CALL(dalloc_n(ctx, d, (size_t)ntiles, &d->c_tile_row));
-  return coal_spgemm_cuda_step1_fill(ctx, &d->a, &d->b, d->c_tile_ptr, d->c_tile_col,
+  return coal_spgemm_step1_fill_cuda(ctx, &d->a, &d->b, d->c_tile_ptr, d->c_tile_col,
                                      d->c_tile_row);
 }
 
@@ -60,7 +60,7 @@ coal_status step2(coal_ctx ctx, Dev *d) {
   COAL_CALL(dalloc_n(ctx, d, nt + 1, &cnt));
   COAL_CALL_GOTO(st, zero(ctx, cnt, sizeof(int32_t) * (nt + 1)), done);
   COAL_CALL_GOTO(st,
-                 coal_spgemm_cuda_step2(ctx, &d->a, &d->b, d->ntiles, d->c_tile_row, d->c_tile_col,
+                 coal_spgemm_step2_cuda(ctx, &d->a, &d->b, d->ntiles, d->c_tile_row, d->c_tile_col,
                                         d->c_mask, d->c_row_ptr, cnt, d->d_total),
                  done);
   COAL_CALL_GOTO(st, scan(ctx, d, cnt, d->c_tile_nnz, (int64_t)nt + 1), done);
@@ -85,7 +85,7 @@ coal_status csr_structure(coal_ctx ctx, Dev *d, int32_t nrows, int32_t **rp, int
   COAL_CALL(coal_cuda_malloc(ctx, sizeof(int32_t) * n1, (void **)&d->c_rowptr));
   COAL_CALL(dalloc_n(ctx, d, n1, &len));
   COAL_CALL_GOTO(st, zero(ctx, len, sizeof(int32_t) * n1), done);
-  COAL_CALL_GOTO(st, coal_spgemm_cuda_row_len(ctx, nrows, d->c_tile_ptr, d->c_mask, len), done);
+  COAL_CALL_GOTO(st, coal_spgemm_row_len_cuda(ctx, nrows, d->c_tile_ptr, d->c_mask, len), done);
   COAL_CALL_GOTO(st, scan(ctx, d, len, d->c_rowptr, (int64_t)n1), done);
   COAL_CALL_GOTO(st, sync(ctx), done);
 done:
@@ -93,7 +93,7 @@ done:
   COAL_CALL(st);
   COAL_CALL(coal_cuda_malloc(ctx, sizeof(int32_t) * nz, (void **)&d->c_colind));
   COAL_CALL(dalloc_n(ctx, d, COAL_TILE_DIM * (size_t)d->ntiles, &d->c_pos));
-  COAL_CALL(coal_spgemm_cuda_row_fill(ctx, nrows, d->c_tile_ptr, d->c_tile_col, d->c_mask,
+  COAL_CALL(coal_spgemm_row_fill_cuda(ctx, nrows, d->c_tile_ptr, d->c_tile_col, d->c_mask,
                                       d->c_rowptr, d->c_colind, d->c_pos));
   COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * n1, (void **)rp), fail);
   COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * nz, (void **)ci), fail);
@@ -131,11 +131,11 @@ coal_status cu_symbolic(coal_spgemm p) {
   COAL_CALL(zero(ctx, d->d_total, sizeof(unsigned long long)));
   /* tile formats, built on the GPU from the device CSR (B's with its CSC index; B == A shares
    * one copy) */
-  COAL_CALL(coal_tile_cuda_build(A, d, B == A, &d->a));
+  COAL_CALL(coal_tile_build_cuda(A, d, B == A, &d->a));
   if (B == A)
     d->b = d->a, d->b_is_a = 1;
   else
-    COAL_CALL(coal_tile_cuda_build(B, d, 1, &d->b));
+    COAL_CALL(coal_tile_build_cuda(B, d, 1, &d->b));
   d->a_state = A->state, d->b_state = B->state;
   d->tm = d->a.tm, d->tn = d->b.tn;
   COAL_CALL(step1(ctx, d));
@@ -168,7 +168,7 @@ coal_status refresh_host(coal_ctx ctx, Dev *d, coal_mat M, struct coal_tile_dev 
   if (!*stage) COAL_CALL(dalloc(ctx, d, bytes, stage));
   COAL_CUDA_CALL(
       ctx, cudaMemcpyAsync(*stage, M->values, bytes, cudaMemcpyHostToDevice, coal_stream(ctx)));
-  return coal_spgemm_cuda_gather(ctx, M->dtype, t->nnz, t->csr_pos, *stage, t->val);
+  return coal_spgemm_gather_cuda(ctx, M->dtype, t->nnz, t->csr_pos, *stage, t->val);
 }
 
 /* Hands C its device CSR (structure built here, values copied from c_val). */
@@ -208,14 +208,14 @@ coal_status cu_numeric(coal_spgemm p, int download) {
       const Dev *pd = (const Dev *)p->b_producer->dev;
       COAL_CHECK(ctx, pd && pd->nnz == d->b.nnz, COAL_ERR_STATE, "B's producer does not match");
       COAL_CALL(
-          coal_spgemm_cuda_gather(ctx, p->B->dtype, d->b.nnz, d->b.csr_pos, pd->c_val, d->b.val));
+          coal_spgemm_gather_cuda(ctx, p->B->dtype, d->b.nnz, d->b.csr_pos, pd->c_val, d->b.val));
     } else {
       COAL_CALL(refresh_host(ctx, d, p->B, &d->b, &d->b_stage));
     }
     d->b_state = p->B->state;
   }
   COAL_CALL(
-      coal_spgemm_cuda_step3(ctx, p->A->dtype, &d->a, &d->b, d, d->c_val, p->dense_threshold));
+      coal_spgemm_step3_cuda(ctx, p->A->dtype, &d->a, &d->b, d, d->c_val, p->dense_threshold));
   coal_mat C = p->C;
   const size_t bytes = coal_dtype_size(C->dtype) * (size_t)d->nnz;
   if (download) {
@@ -293,22 +293,22 @@ done:
 
 /* The CUDA instance's spgemm entries serve both algorithms: TILE here, ROWS in spgemm_rows.cu. */
 coal_status coal_spgemm_symbolic_cuda(coal_spgemm p) {
-  return p->algo == COAL_SPGEMM_ROWS ? coal_spgemm_rows_symbolic(p) : cu_symbolic(p);
+  return p->algo == COAL_SPGEMM_ROWS ? coal_spgemm_rows_symbolic_cuda(p) : cu_symbolic(p);
 }
 coal_status coal_spgemm_numeric_cuda(coal_spgemm p, int download) {
-  return p->algo == COAL_SPGEMM_ROWS ? coal_spgemm_rows_numeric(p) : cu_numeric(p, download);
+  return p->algo == COAL_SPGEMM_ROWS ? coal_spgemm_rows_numeric_cuda(p) : cu_numeric(p, download);
 }
 coal_status coal_spgemm_stats_cuda(coal_spgemm p) {
   return p->algo == COAL_SPGEMM_ROWS ? COAL_SUCCESS : cu_tile_stats(p);
 }
 void coal_spgemm_release_cuda(coal_spgemm p) {
   if (p->algo == COAL_SPGEMM_ROWS)
-    coal_spgemm_rows_release(p);
+    coal_spgemm_rows_release_cuda(p);
   else
     cu_release(p);
 }
 
-coal_status coal_spgemm_cuda_download(coal_spgemm p, coal_tile **tc, int32_t **pos) {
+coal_status coal_spgemm_download_cuda(coal_spgemm p, coal_tile **tc, int32_t **pos) {
   if (!p || !tc) return COAL_ERR_ARG;
   COAL_CHECK(p->ctx, p->type == COAL_PRODUCT_AB && p->dev && p->ctx->backend == COAL_BACKEND_CUDA,
              COAL_ERR_ARG, "not a product C = A*B on the CUDA backend");

@@ -47,32 +47,32 @@ struct coal_spgemm_cuda {
 /* Step 1, two passes over the tile rows of A (a CTA per tile row, bitmap accumulator over
  * windows of tile columns). count: cnt[I] = tiles of tile row I of C, *total += all;
  * fill: tile_col and tile_row of C from its tile_ptr. */
-coal_status coal_spgemm_cuda_step1_count(coal_ctx ctx, const struct coal_tile_dev *a,
+coal_status coal_spgemm_step1_count_cuda(coal_ctx ctx, const struct coal_tile_dev *a,
                                          const struct coal_tile_dev *b, int32_t *cnt,
                                          unsigned long long *total);
-coal_status coal_spgemm_cuda_step1_fill(coal_ctx ctx, const struct coal_tile_dev *a,
+coal_status coal_spgemm_step1_fill_cuda(coal_ctx ctx, const struct coal_tile_dev *a,
                                         const struct coal_tile_dev *b, const int32_t *c_tile_ptr,
                                         int32_t *c_tile_col, int32_t *c_tile_row);
 /* Step 2: a warp per tile of C: masks, 8-bit row offsets, cnt[t] = nonzeros of tile t,
  * *total += all. */
-coal_status coal_spgemm_cuda_step2(coal_ctx ctx, const struct coal_tile_dev *a,
+coal_status coal_spgemm_step2_cuda(coal_ctx ctx, const struct coal_tile_dev *a,
                                    const struct coal_tile_dev *b, int32_t ntiles,
                                    const int32_t *c_tile_row, const int32_t *c_tile_col,
                                    uint16_t *c_mask, uint8_t *c_row_ptr, int32_t *cnt,
                                    unsigned long long *total);
 /* C's CSR structure: len[i] = length of row i (rows of tile row I from its masks); then, with
  * rowptr scanned, colind and pos. */
-coal_status coal_spgemm_cuda_row_len(coal_ctx ctx, int32_t nrows, const int32_t *c_tile_ptr,
+coal_status coal_spgemm_row_len_cuda(coal_ctx ctx, int32_t nrows, const int32_t *c_tile_ptr,
                                      const uint16_t *c_mask, int32_t *len);
-coal_status coal_spgemm_cuda_row_fill(coal_ctx ctx, int32_t nrows, const int32_t *c_tile_ptr,
+coal_status coal_spgemm_row_fill_cuda(coal_ctx ctx, int32_t nrows, const int32_t *c_tile_ptr,
                                       const int32_t *c_tile_col, const uint16_t *c_mask,
                                       const int32_t *rowptr, int32_t *colind, int32_t *pos);
 /* Step 3 into cval (CSR order), dtype of the operands. */
-coal_status coal_spgemm_cuda_step3(coal_ctx ctx, coal_dtype dt, const struct coal_tile_dev *a,
+coal_status coal_spgemm_step3_cuda(coal_ctx ctx, coal_dtype dt, const struct coal_tile_dev *a,
                                    const struct coal_tile_dev *b, const struct coal_spgemm_cuda *d,
                                    void *cval, int dense_threshold);
 /* dst[e] = src[map[e]] for e < n (values of dtype dt). */
-coal_status coal_spgemm_cuda_gather(coal_ctx ctx, coal_dtype dt, int64_t n, const int32_t *map,
+coal_status coal_spgemm_gather_cuda(coal_ctx ctx, coal_dtype dt, int64_t n, const int32_t *map,
                                     const void *src, void *dst);
 
 /* ---- device memory of a product: every allocation counted in held / peak ------------------ */
@@ -162,12 +162,12 @@ inline coal_status read_total(coal_ctx ctx, Dev *d, int64_t *v) {
 } // namespace coal_spgemm_dev
 
 /* CSR -> tiles on the GPU from A's device CSR (made current here), bit-identical to
- * coal_tile_from_mat: values, local indices, csr_pos, and the CSC index when with_csc.
+ * coal_tile_build_host: values, local indices, csr_pos, and the CSC index when with_csc.
  * Allocations are counted in d (d->d_total must exist). kernels/cuda/tile_build.cu */
-coal_status coal_tile_cuda_build(coal_mat A, coal_spgemm_dev::Dev *d, int with_csc,
+coal_status coal_tile_build_cuda(coal_mat A, coal_spgemm_dev::Dev *d, int with_csc,
                                  struct coal_tile_dev *t);
 /* Tiles -> CSR on the GPU into device arrays rowptr[nrows + 1], colind[nnz], val[nnz]. */
-coal_status coal_tile_cuda_to_csr(coal_ctx ctx, coal_spgemm_dev::Dev *d,
+coal_status coal_tile_to_csr_cuda(coal_ctx ctx, coal_spgemm_dev::Dev *d,
                                   const struct coal_tile_dev *t, coal_dtype dt, int32_t *rowptr,
                                   int32_t *colind, void *val);
 /* Frees the arrays of a device tile matrix and zeroes it. */

@@ -65,9 +65,24 @@ void launch_w(coal_ctx ctx, const struct coal_mat_cuda *d, const struct coal_spm
 
 /* The segments of the rows longer than thr on the device, once per threshold; the lists of
  * the last two thresholds are kept, the one returned moved to the front. */
+static void long_rows_free(coal_ctx ctx, void *p) {
+  (void)ctx;
+  struct coal_long_rows_dev *l = (struct coal_long_rows_dev *)p;
+  coal_cuda_free(l->segs[0].rows), coal_cuda_free(l->segs[1].rows);
+  coal_free(l);
+}
+
 coal_status coal_spmm_long_rows_build(coal_mat A, struct coal_mat_cuda *d, int32_t thr,
                                       const struct coal_spmm_segs **segs) {
-  struct coal_spmm_segs *c = d->long_segs; /* thresholds are >= 2; thr 0 marks an empty slot */
+  (void)d;
+  struct coal_long_rows_dev *l =
+      (struct coal_long_rows_dev *)coal_mat_format_get(A, COAL_FMT_CUDA_LONG_ROWS);
+  if (!l) { /* structure only: new values keep it, it goes with the device copy */
+    COAL_CALL(coal_calloc(A->ctx, sizeof *l, (void **)&l));
+    COAL_CALL(
+        coal_mat_format_put(A, COAL_FMT_CUDA_LONG_ROWS, COAL_FORMAT_DEVICE, l, long_rows_free));
+  }
+  struct coal_spmm_segs *c = l->segs; /* thresholds are >= 2; thr 0 marks an empty slot */
   if (c[1].thr == thr) {
     const struct coal_spmm_segs t = c[0];
     c[0] = c[1], c[1] = t;

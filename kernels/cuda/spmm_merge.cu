@@ -221,14 +221,14 @@ coal_status launch_w(coal_ctx ctx, const mg_args &a, int w) {
 
 /* Carry-out sums for max(k, COAL_SPMM_CARRY_MIN_K) columns of every tile: allocated at the
  * first product (or the first with a larger k), then reused. */
-coal_status carry_workspace(coal_ctx ctx, struct coal_mat_cuda *d, int64_t k) {
-  if (d->spmm_carry && d->spmm_carry_k >= k) return COAL_SUCCESS;
+coal_status carry_workspace(coal_ctx ctx, struct coal_merge_dev *m, int64_t k) {
+  if (m->spmm_carry && m->spmm_carry_k >= k) return COAL_SUCCESS;
   const int64_t kc = k > COAL_SPMM_CARRY_MIN_K ? k : COAL_SPMM_CARRY_MIN_K;
-  coal_cuda_free(d->spmm_carry);
-  d->spmm_carry = NULL, d->spmm_carry_k = 0;
-  COAL_CALL(coal_cuda_malloc(ctx, sizeof(double) * (size_t)d->merge_ctas * (size_t)kc,
-                             (void **)&d->spmm_carry));
-  d->spmm_carry_k = kc;
+  coal_cuda_free(m->spmm_carry);
+  m->spmm_carry = NULL, m->spmm_carry_k = 0;
+  COAL_CALL(coal_cuda_malloc(ctx, sizeof(double) * (size_t)m->merge_ctas * (size_t)kc,
+                             (void **)&m->spmm_carry));
+  m->spmm_carry_k = kc;
   return COAL_SUCCESS;
 }
 
@@ -236,12 +236,13 @@ template <typename T>
 coal_status merge(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bvec X, double beta,
                   coal_bvec Y) {
   coal_ctx ctx = A->ctx;
-  COAL_CALL(coal_cuda_merge_workspace(A, d));
-  COAL_CALL(carry_workspace(ctx, d, X->k));
+  struct coal_merge_dev *m = NULL;
+  COAL_CALL(coal_cuda_merge_workspace(A, d, &m));
+  COAL_CALL(carry_workspace(ctx, m, X->k));
   const bool xrow = X->layout == COAL_ROW_MAJOR;
   mg_args a;
-  a.nctas = d->merge_ctas, a.row_end = d->rowptr + 1, a.col = d->colind;
-  a.prow = d->merge_row, a.pnz = d->merge_nz, a.carry_row = d->carry_row, a.carry = d->spmm_carry;
+  a.nctas = m->merge_ctas, a.row_end = d->rowptr + 1, a.col = d->colind;
+  a.prow = m->merge_row, a.pnz = m->merge_nz, a.carry_row = m->carry_row, a.carry = m->spmm_carry;
   a.val = d->values, a.x = X->data, a.y = Y->data, a.ldx = X->ld, a.ldy = Y->ld;
   a.yrow = Y->layout == COAL_ROW_MAJOR;
   a.k = (int)X->k, a.alpha = alpha, a.beta = beta;

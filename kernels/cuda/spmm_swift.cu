@@ -1,4 +1,4 @@
-/* Swift SpMM ([SWIFT], Algorithms 2 and 3) on the format documented in src/internal.h
+/* Swift SpMM ([SWIFT], Algorithms 2 and 3) on the format documented in kernels/swift.h
  * (struct coal_swift, built on the host and uploaded once; rebuilt when the matrix's Swift
  * height changes). Y = alpha*A*X + beta*Y in three launches, as the host twin:
  *
@@ -27,6 +27,7 @@
  * 4-byte row + 2-byte length: about sizeof(T) + 8 bytes per nonzero), X read once per column
  * (ncols*k values), Y read and written by the scaling, then nsegments*k + nirr*k atomics in L2.
  */
+#include "../swift.h"
 #include "spmm_util.cuh"
 
 #include <string.h>
@@ -136,6 +137,24 @@ __global__ __launch_bounds__(COAL_CUDA_CTA) void sw_irregular_kernel(
   }
 }
 
+/* Device mirror of the Swift SpMM format (struct coal_swift, kernels/swift.h): the arrays the
+ * kernels read, uploaded once from the host format and kept in the matrix's COAL_FMT_CUDA_SWIFT
+ * entry. height is the block height limit it was built with: a different limit on the matrix
+ * rebuilds it. */
+struct coal_swift_dev {
+  int built, height, identity_perm;
+  int32_t nblocks, ncta, irr_nblk;
+  int64_t nreg, nirr;
+  int32_t *perm; /* [ncols], NULL when identity_perm */
+  int32_t *blk_ptr, *blk_col;
+  void *reg_val;
+  uint16_t *reg_pos;
+  int32_t *slot_row;
+  uint16_t *slot_seg;
+  int32_t *irr_blk_col, *irr_blk_start, *irr_blk_stop, *irr_row;
+  void *irr_val;
+};
+
 /* ---- device format --------------------------------------------------------------------- */
 template <typename P> coal_status dup(coal_ctx ctx, P **dst, const void *src, size_t bytes) {
   void *p = NULL;
@@ -166,22 +185,40 @@ coal_status upload(coal_ctx ctx, const coal_swift *f, size_t es, struct coal_swi
   return COAL_SUCCESS;
 }
 
-coal_status swift_dev(coal_mat A, struct coal_mat_cuda *d, const struct coal_swift_dev **out) {
-  const int h = A->swift_height ? A->swift_height : COAL_SWIFT_DEFAULT_HEIGHT;
-  struct coal_swift_dev *s = &d->sw;
-  if (!s->built || s->height != h) {
-    coal_cuda_swift_dev_free(s);
+void swift_dev_free(struct coal_swift_dev *s) {
+  coal_cuda_free(s->perm), coal_cuda_free(s->blk_ptr), coal_cuda_free(s->blk_col);
+  coal_cuda_free(s->reg_val), coal_cuda_free(s->reg_pos), coal_cuda_free(s->slot_row);
+  coal_cuda_free(s->slot_seg), coal_cuda_free(s->irr_blk_col), coal_cuda_free(s->irr_blk_start);
+  coal_cuda_free(s->irr_blk_stop), coal_cuda_free(s->irr_row), coal_cuda_free(s->irr_val);
+}
+
+void swift_entry_free(coal_ctx ctx, void *p) {
+  (void)ctx;
+  swift_dev_free((struct coal_swift_dev *)p);
+  coal_free(p);
+}
+
+/* A's device format (entry COAL_FMT_CUDA_SWIFT), uploaded from the host format at first use
+ * and after a change of the height limit. */
+coal_status swift_dev(coal_mat A, const struct coal_swift_dev **out) {
+  const int h = coal_swift_height(A);
+  struct coal_swift_dev *s = (struct coal_swift_dev *)coal_mat_format_get(A, COAL_FMT_CUDA_SWIFT);
+  if (!s || !s->built || s->height != h) {
+    coal_mat_format_drop_key(A, COAL_FMT_CUDA_SWIFT);
     const coal_swift *f = NULL;
     COAL_CALL(coal_mat_swift(A, &f));
     COAL_CHECK(A->ctx, f->nrows == A->nrows && f->ncols == A->ncols && f->nreg + f->nirr == A->nnz,
                COAL_ERR_STATE, "Swift format does not match the matrix");
+    COAL_CALL(coal_calloc(A->ctx, sizeof *s, (void **)&s));
     coal_status st = upload(A->ctx, f, coal_dtype_size(A->dtype), s);
     if (st != COAL_SUCCESS) {
-      coal_cuda_swift_dev_free(s);
+      swift_entry_free(A->ctx, s);
       return st;
     }
     s->built = 1, s->height = f->height_limit;
     A->ctx->stats.formats_built++;
+    COAL_CALL(coal_mat_format_put(A, COAL_FMT_CUDA_SWIFT, COAL_FORMAT_DEVICE | COAL_FORMAT_VALUES,
+                                  s, swift_entry_free));
   }
   *out = s;
   return COAL_SUCCESS;
@@ -225,11 +262,10 @@ coal_status launch_regular_h(coal_ctx ctx, const struct coal_swift_dev *s, doubl
 }
 
 template <typename T>
-coal_status swift(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bvec X, double beta,
-                  coal_bvec Y) {
+coal_status swift(coal_mat A, double alpha, coal_bvec X, double beta, coal_bvec Y) {
   coal_ctx ctx = A->ctx;
   const struct coal_swift_dev *s = NULL;
-  COAL_CALL(swift_dev(A, d, &s));
+  COAL_CALL(swift_dev(A, &s));
   COAL_CALL(scale_block<T>(ctx, Y, beta));
   if (s->nblocks > 0) {
     const coal_status st = s->height <= 8
@@ -257,19 +293,11 @@ coal_status swift(coal_mat A, struct coal_mat_cuda *d, double alpha, coal_bvec X
 
 } // namespace
 
-void coal_cuda_swift_dev_free(struct coal_swift_dev *s) {
-  coal_cuda_free(s->perm), coal_cuda_free(s->blk_ptr), coal_cuda_free(s->blk_col);
-  coal_cuda_free(s->reg_val), coal_cuda_free(s->reg_pos), coal_cuda_free(s->slot_row);
-  coal_cuda_free(s->slot_seg), coal_cuda_free(s->irr_blk_col), coal_cuda_free(s->irr_blk_start);
-  coal_cuda_free(s->irr_blk_stop), coal_cuda_free(s->irr_row), coal_cuda_free(s->irr_val);
-  memset(s, 0, sizeof *s);
-}
-
 coal_status coal_spmm_swift_cuda(coal_mat A, double alpha, coal_bvec X, double beta, coal_bvec Y) {
   if (!A) return COAL_ERR_ARG;
   if (A->nrows == 0 || X->k == 0) return COAL_SUCCESS;
   struct coal_mat_cuda *d = NULL;
-  COAL_CALL(coal_cuda_mat(A, &d));
-  return A->dtype == COAL_F64 ? swift<double>(A, d, alpha, X, beta, Y)
-                              : swift<float>(A, d, alpha, X, beta, Y);
+  COAL_CALL(coal_cuda_mat(A, &d)); /* the device copy is current (the format is uploaded) */
+  return A->dtype == COAL_F64 ? swift<double>(A, alpha, X, beta, Y)
+                              : swift<float>(A, alpha, X, beta, Y);
 }

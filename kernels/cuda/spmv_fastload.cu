@@ -1,6 +1,6 @@
-/* FastLoad SpMV ([FASTLOAD], section IV) on the format documented in src/internal.h.
+/* FastLoad SpMV ([FASTLOAD], section IV) on the format documented in kernels/fastload.h.
  *
- * Scatter (coal_spmv_fastload_cuda, A->fl, lanes = columns of A): the paper's kernel. y is
+ * Scatter (coal_spmv_fastload_cuda, lanes = columns of A): the paper's kernel. y is
  * first scaled by beta; then a warp per block: lane l owns sorted column blk_col+l, loads
  * x of that column once (coalesced when the permutation is the identity), and for every
  * round multiplies its element (coalesced "zigzag" load at blk_ptr + r*len + l) and adds the
@@ -10,15 +10,16 @@
  * Traffic: nnz*(sizeof(T)+4 [+1 seg]) streamed, x read once per column (sizeof(T)*ncols),
  * y read+written by the scaling and then updated by atomics in L2.
  *
- * Gather (coal_spmv_fastload_t_cuda, A->flt, lanes = rows of A): lane l accumulates its row
- * over the rounds with coalesced val/idx loads and gathers of x. The warp schedule built at
- * upload (ops.cu, build_gather_schedule) lets one warp run consecutive blocks of a 32-row
+ * Gather (coal_spmv_fastload_t_cuda, lanes = rows of A): lane l accumulates its row
+ * over the rounds with coalesced val/idx loads and gathers of x. The warp schedule made
+ * with the format (coal_fastload_schedule_host) lets one warp run consecutive blocks of a 32-row
  * group: a group finished by one warp is stored without atomics (y = alpha*sum + beta*y,
  * beta == 0: no read); longer groups are split over warps that add with atomics into rows
  * that were pre-scaled to beta*y (as were rows with no entries).
  * Traffic: nnz*(sizeof(T)+4) streamed, 4*nrows of permutation, x gathered, y written once
  * (read when beta != 0) for stored rows, block descriptors ~11 bytes per 32 rows.
  */
+#include "../fastload.h"
 #include "cuda_internal.h"
 
 namespace {

@@ -188,24 +188,37 @@ __global__ void merge_fixup_kernel(int32_t n, const int32_t *__restrict__ carry_
 
 } // namespace
 
-/* Tile starts and carry arrays, sized once per structure (the matrix's device state is dropped
- * when values or structure change, and rebuilt with it). */
-coal_status coal_cuda_merge_workspace(coal_mat A, struct coal_mat_cuda *d) {
-  if (d->merge_ctas > 0) return COAL_SUCCESS;
+static void merge_dev_free(coal_ctx ctx, void *p) {
+  (void)ctx;
+  struct coal_merge_dev *m = (struct coal_merge_dev *)p;
+  coal_cuda_free(m->merge_row), coal_cuda_free(m->merge_nz);
+  coal_cuda_free(m->carry_row), coal_cuda_free(m->carry_val);
+  coal_cuda_free(m->spmm_carry);
+  coal_free(m);
+}
+
+/* Tile starts and carry arrays, sized once per structure and kept in A's cache (structure
+ * only: new values keep them; they go with the device copy). */
+coal_status coal_cuda_merge_workspace(coal_mat A, struct coal_mat_cuda *d,
+                                      struct coal_merge_dev **out) {
+  *out = (struct coal_merge_dev *)coal_mat_format_get(A, COAL_FMT_CUDA_MERGE);
+  if (*out) return COAL_SUCCESS;
   coal_ctx ctx = A->ctx;
   const int64_t total = (int64_t)A->nrows + A->nnz;
   const int64_t nctas = (total + kTile - 1) / kTile;
   COAL_CHECK(ctx, nctas < INT32_MAX, COAL_ERR_OVERFLOW, "merge path of %lld items too long",
              (long long)total);
   const size_t n1 = (size_t)nctas + 1;
+  struct coal_merge_dev *m = NULL;
+  COAL_CALL(coal_calloc(ctx, sizeof *m, (void **)&m));
   coal_status st = COAL_SUCCESS;
-  COAL_CALL_GOTO(st, coal_cuda_malloc(ctx, sizeof(int32_t) * n1, (void **)&d->merge_row), fail);
-  COAL_CALL_GOTO(st, coal_cuda_malloc(ctx, sizeof(int32_t) * n1, (void **)&d->merge_nz), fail);
-  COAL_CALL_GOTO(st, coal_cuda_malloc(ctx, sizeof(int32_t) * n1, (void **)&d->carry_row), fail);
-  COAL_CALL_GOTO(st, coal_cuda_malloc(ctx, sizeof(double) * n1, (void **)&d->carry_val), fail);
+  COAL_CALL_GOTO(st, coal_cuda_malloc(ctx, sizeof(int32_t) * n1, (void **)&m->merge_row), fail);
+  COAL_CALL_GOTO(st, coal_cuda_malloc(ctx, sizeof(int32_t) * n1, (void **)&m->merge_nz), fail);
+  COAL_CALL_GOTO(st, coal_cuda_malloc(ctx, sizeof(int32_t) * n1, (void **)&m->carry_row), fail);
+  COAL_CALL_GOTO(st, coal_cuda_malloc(ctx, sizeof(double) * n1, (void **)&m->carry_val), fail);
   merge_partition_kernel<<<coal_cuda_grid((int64_t)n1, COAL_CUDA_CTA), COAL_CUDA_CTA, 0,
                            coal_stream(ctx)>>>((int32_t)nctas, A->nrows, A->nnz, d->rowptr + 1,
-                                               d->merge_row, d->merge_nz);
+                                               m->merge_row, m->merge_nz);
   {
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) {
@@ -213,32 +226,31 @@ coal_status coal_cuda_merge_workspace(coal_mat A, struct coal_mat_cuda *d) {
       goto fail;
     }
   }
-  d->merge_ctas = (int32_t)nctas;
+  m->merge_ctas = (int32_t)nctas;
+  COAL_CALL(coal_mat_format_put(A, COAL_FMT_CUDA_MERGE, COAL_FORMAT_DEVICE, m, merge_dev_free));
+  *out = m;
   return COAL_SUCCESS;
 fail:
-  coal_cuda_free(d->merge_row), coal_cuda_free(d->merge_nz);
-  coal_cuda_free(d->carry_row), coal_cuda_free(d->carry_val);
-  d->merge_row = d->merge_nz = d->carry_row = NULL;
-  d->carry_val = NULL;
+  merge_dev_free(ctx, m);
   return st;
 }
 
 namespace {
 
 template <typename T>
-coal_status launch(coal_mat A, struct coal_mat_cuda *d, double alpha, const void *x, double beta,
-                   void *y) {
+coal_status launch(coal_mat A, const struct coal_mat_cuda *d, const struct coal_merge_dev *m,
+                   double alpha, const void *x, double beta, void *y) {
   coal_ctx ctx = A->ctx;
   cudaStream_t s = coal_stream(ctx);
-  const int32_t nctas = d->merge_ctas;
+  const int32_t nctas = m->merge_ctas;
   merge_kernel<T><<<(unsigned)nctas, kThreads, 0, s>>>(
-      d->rowptr + 1, d->colind, (const T *)d->values, (const T *)x, (T *)y, d->merge_row,
-      d->merge_nz, d->carry_row, (double *)d->carry_val, alpha, beta);
+      d->rowptr + 1, d->colind, (const T *)d->values, (const T *)x, (T *)y, m->merge_row,
+      m->merge_nz, m->carry_row, (double *)m->carry_val, alpha, beta);
   COAL_CUDA_LAUNCH_CHECK(ctx);
   /* the last tile ends with the last row end: it never carries */
   if (nctas > 1) {
     merge_fixup_kernel<T><<<coal_cuda_grid(nctas - 1, COAL_CUDA_CTA), COAL_CUDA_CTA, 0, s>>>(
-        nctas - 1, d->carry_row, (const double *)d->carry_val, (T *)y, alpha);
+        nctas - 1, m->carry_row, (const double *)m->carry_val, (T *)y, alpha);
     COAL_CUDA_LAUNCH_CHECK(ctx);
   }
   return COAL_SUCCESS;
@@ -252,7 +264,8 @@ coal_status coal_spmv_csr_merge_cuda(coal_mat A, double alpha, const void *x, do
   if (A->nrows == 0) return COAL_SUCCESS;
   struct coal_mat_cuda *d = NULL;
   COAL_CALL(coal_cuda_mat(A, &d));
-  COAL_CALL(coal_cuda_merge_workspace(A, d));
-  return A->dtype == COAL_F64 ? launch<double>(A, d, alpha, x, beta, y)
-                              : launch<float>(A, d, alpha, x, beta, y);
+  struct coal_merge_dev *m = NULL;
+  COAL_CALL(coal_cuda_merge_workspace(A, d, &m));
+  return A->dtype == COAL_F64 ? launch<double>(A, d, m, alpha, x, beta, y)
+                              : launch<float>(A, d, m, alpha, x, beta, y);
 }

@@ -1,4 +1,5 @@
-/* CSR <-> tile conversion on the GPU, bit-identical to the host builder (src/tile.c).
+/* CSR <-> tile conversion on the GPU, bit-identical to the host builder
+ * (kernels/host/tile_build.c).
  *
  * CSR -> tiles, from a matrix's device CSR (rows sorted, columns unique):
  *  1. a CTA per tile row lists its distinct tile columns (colind >> 4 over the tile row's 16
@@ -229,7 +230,7 @@ coal_status fill(coal_ctx ctx, coal_mat A, const struct coal_mat_cuda *m, struct
 
 } // namespace
 
-coal_status coal_tile_cuda_build(coal_mat A, Dev *d, int with_csc, struct coal_tile_dev *t) {
+coal_status coal_tile_build_cuda(coal_mat A, Dev *d, int with_csc, struct coal_tile_dev *t) {
   coal_ctx ctx = A->ctx;
   cudaStream_t s = coal_stream(ctx);
   COAL_CALL(coal_mat_prepare_cuda(A));
@@ -307,7 +308,7 @@ done:
   return st;
 }
 
-coal_status coal_tile_cuda_to_csr(coal_ctx ctx, Dev *d, const struct coal_tile_dev *t,
+coal_status coal_tile_to_csr_cuda(coal_ctx ctx, Dev *d, const struct coal_tile_dev *t,
                                   coal_dtype dt, int32_t *rowptr, int32_t *colind, void *val) {
   cudaStream_t s = coal_stream(ctx);
   const size_t n1 = (size_t)t->nrows + 1;
@@ -315,7 +316,7 @@ coal_status coal_tile_cuda_to_csr(coal_ctx ctx, Dev *d, const struct coal_tile_d
   coal_status st;
   COAL_CALL(dalloc_n(ctx, d, n1, &len));
   COAL_CALL_GOTO(st, zero(ctx, len, sizeof(int32_t) * n1), done);
-  COAL_CALL_GOTO(st, coal_spgemm_cuda_row_len(ctx, t->nrows, t->tile_ptr, t->mask, len), done);
+  COAL_CALL_GOTO(st, coal_spgemm_row_len_cuda(ctx, t->nrows, t->tile_ptr, t->mask, len), done);
   COAL_CALL_GOTO(st, scan(ctx, d, len, rowptr, (int64_t)n1), done);
   if (t->nrows) {
     if (dt == COAL_F64)
@@ -343,7 +344,7 @@ void coal_tile_dev_free(struct coal_tile_dev *t) {
 }
 
 /* Test hook (kernels/spgemm.h): GPU tiles of A and the CSR converted back on the GPU. */
-coal_status coal_tile_cuda_roundtrip(coal_mat A, coal_tile **out, int32_t **rowptr,
+coal_status coal_tile_roundtrip_cuda(coal_mat A, coal_tile **out, int32_t **rowptr,
                                      int32_t **colind, void **values) {
   if (!A || !out || !rowptr || !colind || !values) return COAL_ERR_ARG;
   coal_ctx ctx = A->ctx;
@@ -361,7 +362,7 @@ coal_status coal_tile_cuda_roundtrip(coal_mat A, coal_tile **out, int32_t **rowp
   coal_status st;
   COAL_CALL_GOTO(st, dalloc_n(ctx, d, 1, &d->d_total), done);
   COAL_CALL_GOTO(st, zero(ctx, d->d_total, sizeof(unsigned long long)), done);
-  COAL_CALL_GOTO(st, coal_tile_cuda_build(A, d, 1, &t), done);
+  COAL_CALL_GOTO(st, coal_tile_build_cuda(A, d, 1, &t), done);
   {
     const size_t nt = (size_t)t.ntiles;
     COAL_CALL_GOTO(st, coal_tile_alloc_layout(ctx, A->nrows, A->ncols, t.ntiles, A->dtype, &h),
@@ -390,7 +391,7 @@ coal_status coal_tile_cuda_roundtrip(coal_mat A, coal_tile **out, int32_t **rowp
   COAL_CALL_GOTO(st, dalloc_n(ctx, d, n1, &drp), done);
   COAL_CALL_GOTO(st, dalloc_n(ctx, d, nz, &dci), done);
   COAL_CALL_GOTO(st, dalloc(ctx, d, es * nz, &dva), done);
-  COAL_CALL_GOTO(st, coal_tile_cuda_to_csr(ctx, d, &t, A->dtype, drp, dci, dva), done);
+  COAL_CALL_GOTO(st, coal_tile_to_csr_cuda(ctx, d, &t, A->dtype, drp, dci, dva), done);
   COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * n1, (void **)&hrp), done);
   COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * nz, (void **)&hci), done);
   COAL_CALL_GOTO(st, coal_malloc(ctx, es * nz, &hva), done);

@@ -45,7 +45,6 @@ static coal_status host_mat_download(coal_mat A, int32_t *rowptr, int32_t *colin
     memcpy(values, A->values, coal_dtype_size(A->dtype) * (size_t)A->nnz);
   return COAL_SUCCESS;
 }
-static void host_mat_drop_formats(coal_mat A) { (void)A; }
 /* mat.wrap: the arrays (from host_pool_alloc, coal_malloc) become the host CSR. */
 static coal_status host_mat_wrap(coal_ctx ctx, int32_t nrows, int32_t ncols, int64_t nnz,
                                  int32_t *rowptr, int32_t *colind, double *values, coal_mat *A) {
@@ -90,7 +89,6 @@ const coal_backend_ops coal_backend_host = {
             .prepare = host_mat_prepare,
             .release = host_mat_release,
             .download = host_mat_download,
-            .drop_formats = host_mat_drop_formats,
             .wrap = host_mat_wrap,
             .csr = host_mat_csr,
             .values_changed = coal_mat_invalidate,

@@ -239,11 +239,11 @@ static void host_release(coal_spgemm p) {
 static coal_status host_symbolic(coal_spgemm p) {
   coal_ctx ctx = p->ctx;
   coal_mat A = p->A, B = p->B;
-  COAL_CALL(coal_tile_from_mat(A, &p->ta));
+  COAL_CALL(coal_tile_build_host(A, &p->ta));
   if (B == A)
     p->tb = p->ta;
   else
-    COAL_CALL(coal_tile_from_mat(B, &p->tb));
+    COAL_CALL(coal_tile_build_host(B, &p->tb));
   COAL_CALL(coal_tile_build_csc(ctx, p->tb));
   COAL_CALL(coal_spgemm_step1_host(ctx, p->ta, p->tb, &p->tc));
   COAL_CALL(coal_spgemm_step2_host(ctx, p->ta, p->tb, p->tc));
@@ -287,19 +287,19 @@ static coal_status host_tile_stats(coal_spgemm p) {
 }
 
 /* The host instance's spgemm entries serve both algorithms: TILE here, ROWS in
- * spgemm_gustavson.c. */
+ * spgemm_rows.c. */
 coal_status coal_spgemm_symbolic_host(coal_spgemm p) {
-  return p->algo == COAL_SPGEMM_ROWS ? coal_spgemm_rows_host_symbolic(p) : host_symbolic(p);
+  return p->algo == COAL_SPGEMM_ROWS ? coal_spgemm_rows_symbolic_host(p) : host_symbolic(p);
 }
 coal_status coal_spgemm_numeric_host(coal_spgemm p, int download) {
-  return p->algo == COAL_SPGEMM_ROWS ? coal_spgemm_rows_host_numeric(p) : host_numeric(p, download);
+  return p->algo == COAL_SPGEMM_ROWS ? coal_spgemm_rows_numeric_host(p) : host_numeric(p, download);
 }
 coal_status coal_spgemm_stats_host(coal_spgemm p) {
   return p->algo == COAL_SPGEMM_ROWS ? COAL_SUCCESS : host_tile_stats(p);
 }
 void coal_spgemm_release_host(coal_spgemm p) {
   if (p->algo == COAL_SPGEMM_ROWS)
-    coal_spgemm_rows_host_release(p);
+    coal_spgemm_rows_release_host(p);
   else
     host_release(p);
 }

@@ -1,5 +1,5 @@
 /* Host twin of the Swift SpMM kernels ([SWIFT], Algorithms 2 and 3) on the format of
- * internal.h (A->sw). The GPU first scales Y (Y = beta*Y, or 0 when beta == 0), then runs:
+ * kernels/swift.h (coal_mat_swift). The GPU first scales Y (Y = beta*Y, or 0 when beta == 0), then runs:
  *  - regular part: a CTA per group of 8 blocks (a warp per block, a lane per sorted column)
  *    and tile of columns of X; for every column j each element writes val * X[perm[col], j]
  *    to shared[reg_pos[e]], the CTA synchronises, each segment head (slot_seg > 0) sums its
@@ -10,6 +10,7 @@
  * segment sums are kept in double; each update of Y (an atomic on the GPU) is rounded to the
  * matrix dtype. */
 #include "../spmm.h"
+#include "../swift.h"
 
 #define SW_DEFINE(T, S)                                                                            \
   static void swift_##S(const coal_swift *f, double alpha, coal_bvec X, double beta, coal_bvec Y,  \

@@ -7,7 +7,7 @@
  * 3. Blocks are laid out one after the other, element (round r, lane l) at
  *    blk_ptr + r*len + l, so the format holds exactly nnz elements.
  * The cutting runs twice: once to count blocks (and size the arrays), once to fill them. */
-#include "internal.h"
+#include "../fastload.h"
 
 #include <string.h>
 
@@ -126,9 +126,10 @@ static void fl_cut_all(fl_cut *c) {
   }
 }
 
-coal_status coal_fastload_build(coal_ctx ctx, int32_t nlanes, int32_t nother, const int32_t *ptr,
-                                const int32_t *idx, const void *val, coal_dtype dtype, int height,
-                                int with_seg, coal_fastload **out) {
+coal_status coal_fastload_build_host(coal_ctx ctx, int32_t nlanes, int32_t nother,
+                                     const int32_t *ptr, const int32_t *idx, const void *val,
+                                     coal_dtype dtype, int height, int with_seg,
+                                     coal_fastload **out) {
   if (!ctx) return COAL_ERR_ARG;
   COAL_CHECK(ctx, out, COAL_ERR_ARG, "NULL output");
   *out = NULL;
@@ -212,4 +213,90 @@ fail:
   coal_free(in_split);
   coal_fastload_free(f);
   return st;
+}
+
+/* Gather schedule, the definition (coal_fastload_build_cuda builds the same arrays on the GPU;
+ * test fastload_build_cuda compares them). Blocks of one 32-lane group share blk_col. A warp task
+ * is a run of consecutive blocks of one group with at most COAL_FLT_TASK_ROUNDS rounds in total (or
+ * a single higher block). When one task covers a whole group (and the group's blocks are
+ * contiguous), every lane's row is complete in that warp: plain store y = alpha*sum + beta*y.
+ * Otherwise the task's lanes add with atomics, and their rows are pre-scaled (beta*y) first.
+ * Lanes with no entries are covered by no block: they are pre-scaled too. */
+coal_status coal_fastload_schedule_host(coal_ctx ctx, const coal_fastload *f, int32_t **task_out,
+                                        int32_t *ntasks_out, int32_t **pre_out, int32_t *npre_out) {
+  int32_t nb = f->nblocks, nl = f->nlanes;
+  int32_t *task = NULL, *pre = NULL, *runs = NULL;
+  uint8_t *mark = NULL; /* per lane: 0 no entries, 1 stored whole, 3 atomic */
+  coal_status st;
+  COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * ((size_t)nb + 1), (void **)&task), fail);
+  COAL_CALL_GOTO(st, coal_calloc(ctx, sizeof(int32_t) * ((size_t)nl + 1), (void **)&runs), fail);
+  COAL_CALL_GOTO(st, coal_calloc(ctx, (size_t)nl + 1, (void **)&mark), fail);
+  /* runs[col]: number of separate runs of blocks that start at lane col */
+  for (int32_t b = 0; b < nb; b++)
+    if (b == 0 || f->blk_col[b] != f->blk_col[b - 1]) runs[f->blk_col[b]]++;
+  {
+    int32_t nt = 0;
+    for (int32_t b0 = 0; b0 < nb;) {
+      int32_t col = f->blk_col[b0], b1 = b0;
+      while (b1 < nb && f->blk_col[b1] == col) b1++; /* group run [b0, b1) */
+      int32_t rounds = 0;
+      for (int32_t b = b0; b < b1; b++) rounds += f->blk_height[b];
+      int whole = runs[col] == 1 && rounds <= COAL_FLT_TASK_ROUNDS;
+      for (int32_t t0 = b0; t0 < b1;) {
+        int32_t t1 = t0 + 1, r = f->blk_height[t0];
+        while (t1 < b1 && r + f->blk_height[t1] <= COAL_FLT_TASK_ROUNDS) r += f->blk_height[t1++];
+        int store = whole || (t1 == t0 + 1 && (f->blk_class[t0] & COAL_FL_COMPLETE));
+        task[nt++] = (int32_t)((uint32_t)t0 | (store ? 0u : COAL_FLT_TASK_ATOMIC));
+        for (int32_t b = t0; b < t1; b++)
+          for (int32_t l = 0; l < f->blk_len[b]; l++) mark[col + l] |= store ? 1 : 3;
+        t0 = t1;
+      }
+      b0 = b1;
+    }
+    task[nt] = nb;
+    *ntasks_out = nt;
+  }
+  {
+    int32_t np = 0;
+    for (int32_t s = 0; s < nl; s++) np += mark[s] != 1;
+    COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * ((size_t)np + 1), (void **)&pre), fail);
+    np = 0;
+    for (int32_t s = 0; s < nl; s++)
+      if (mark[s] != 1) pre[np++] = f->identity_perm ? s : f->perm[s];
+    *npre_out = np;
+  }
+  coal_free(runs), coal_free(mark);
+  *task_out = task, *pre_out = pre;
+  return COAL_SUCCESS;
+fail:
+  coal_free(task), coal_free(pre), coal_free(runs), coal_free(mark);
+  return st;
+}
+
+static void fastload_free_entry(coal_ctx ctx, void *f) {
+  (void)ctx;
+  coal_fastload_free((coal_fastload *)f);
+}
+
+coal_status coal_mat_fastload(coal_mat A, int transposed, const coal_fastload **out) {
+  const int key = transposed ? COAL_FMT_FASTLOAD_T : COAL_FMT_FASTLOAD;
+  coal_fastload *f = (coal_fastload *)coal_mat_format_get(A, key);
+  if (!f) {
+    COAL_CALL(coal_mat_host(A));
+    if (transposed) {
+      COAL_CALL(coal_fastload_build_host(A->ctx, A->nrows, A->ncols, A->rowptr, A->colind,
+                                         A->values, A->dtype, coal_fastload_height(A), 0, &f));
+    } else {
+      coal_mat T = NULL;
+      COAL_CALL(coal_mat_transpose(A, &T));
+      coal_status st =
+          coal_fastload_build_host(A->ctx, A->ncols, A->nrows, T->rowptr, T->colind, T->values,
+                                   A->dtype, coal_fastload_height(A), 1, &f);
+      coal_mat_destroy(&T);
+      if (st) return st;
+    }
+    COAL_CALL(coal_mat_format_put(A, key, COAL_FORMAT_VALUES, f, fastload_free_entry));
+  }
+  *out = f;
+  return COAL_SUCCESS;
 }

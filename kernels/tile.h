@@ -28,7 +28,7 @@
 #ifndef COAL_TILE_H
 #define COAL_TILE_H
 
-#include "internal.h"
+#include "../src/internal.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,11 +67,11 @@ coal_status coal_tile_from_csr(coal_ctx ctx, int32_t nrows, int32_t ncols, const
                                const int32_t *colind, const void *val, coal_dtype dtype,
                                int with_pos, coal_tile **out);
 /* Tile format of a matrix (values and csr_pos included). */
-coal_status coal_tile_from_mat(coal_mat A, coal_tile **out);
+coal_status coal_tile_build_host(coal_mat A, coal_tile **out);
 /* Back to CSR: rowptr[nrows + 1], colind[nnz] and, when t->val is set, values[nnz] (else
  * *values = NULL), allocated with coal_malloc (ready for coal_mat_wrap_csr). Needs idx. */
-coal_status coal_tile_to_csr(coal_ctx ctx, const coal_tile *t, int32_t **rowptr, int32_t **colind,
-                             void **values);
+coal_status coal_tile_to_csr_host(coal_ctx ctx, const coal_tile *t, int32_t **rowptr,
+                                  int32_t **colind, void **values);
 /* CSR structure from the tile layout and masks alone (no idx needed): rowptr[nrows + 1],
  * colind[nnz] (coal_malloc'd), and pos[16t + r] = CSR index of the first entry of local row r
  * of tile t (the entry (r, c) of tile t then sits at pos[16t + r] + popcount(mask[16t + r] &

@@ -1,7 +1,7 @@
-/* Sparse tile format (src/tile.h): CSR <-> tiles on the host, the tile CSC index, value
+/* Sparse tile format (kernels/tile.h): CSR <-> tiles on the host, the tile CSC index, value
  * refresh. Every conversion is a few linear passes; the only sort is that of the tile columns
  * met by each tile row (a few per row on stencil matrices). */
-#include "tile.h"
+#include "../tile.h"
 
 #include <string.h>
 
@@ -147,15 +147,15 @@ done:
   return st;
 }
 
-coal_status coal_tile_from_mat(coal_mat A, coal_tile **out) {
+coal_status coal_tile_build_host(coal_mat A, coal_tile **out) {
   return coal_tile_from_csr(A->ctx, A->nrows, A->ncols, A->rowptr, A->colind, A->values, A->dtype,
                             1, out);
 }
 
 /* Row i = 16I + r of the matrix is the concatenation, over the tiles of tile row I in tile
  * column order, of their local row r: columns ascend because tile columns do. */
-coal_status coal_tile_to_csr(coal_ctx ctx, const coal_tile *t, int32_t **rowptr, int32_t **colind,
-                             void **values) {
+coal_status coal_tile_to_csr_host(coal_ctx ctx, const coal_tile *t, int32_t **rowptr,
+                                  int32_t **colind, void **values) {
   *rowptr = NULL, *colind = NULL, *values = NULL;
   COAL_CHECK(ctx, t->idx || t->nnz == 0, COAL_ERR_STATE, "tile matrix has no local indices");
   const size_t es = coal_dtype_size(t->dtype);

@@ -16,7 +16,7 @@ int64_t coal_spgemm_products(coal_mat A, coal_mat B) {
   return n;
 }
 
-coal_status coal_spgemm_gustavson_host(coal_mat A, coal_mat B, coal_mat *C) {
+coal_status coal_spgemm_rows_product_host(coal_mat A, coal_mat B, coal_mat *C) {
   coal_ctx ctx = A->ctx;
   *C = NULL;
   const int32_t m = A->nrows, n = B->ncols;
@@ -88,14 +88,14 @@ typedef struct {
   int fresh;     /* C's values are current from the symbolic step */
 } rows_host;
 
-void coal_spgemm_rows_host_release(coal_spgemm p) {
+void coal_spgemm_rows_release_host(coal_spgemm p) {
   rows_host *r = p->dev;
   if (!r) return;
   coal_free(r->mark), coal_free(r->acc), coal_free(r);
   p->dev = NULL;
 }
 
-coal_status coal_spgemm_rows_host_symbolic(coal_spgemm p) {
+coal_status coal_spgemm_rows_symbolic_host(coal_spgemm p) {
   coal_ctx ctx = p->ctx;
   rows_host *r = NULL;
   COAL_CALL(coal_calloc(ctx, sizeof *r, (void **)&r));
@@ -103,14 +103,14 @@ coal_status coal_spgemm_rows_host_symbolic(coal_spgemm p) {
   const size_t n1 = (size_t)p->B->ncols + 1;
   COAL_CALL(coal_malloc(ctx, sizeof(int32_t) * n1, (void **)&r->mark));
   COAL_CALL(coal_malloc(ctx, sizeof(double) * n1, (void **)&r->acc));
-  COAL_CALL(coal_spgemm_gustavson_host(p->A, p->B, &p->C));
+  COAL_CALL(coal_spgemm_rows_product_host(p->A, p->B, &p->C));
   r->fresh = 1;
   p->a_state = p->A->state, p->b_state = p->B->state;
   p->stats.temp_bytes = (sizeof(int32_t) + sizeof(double)) * n1;
   return COAL_SUCCESS;
 }
 
-coal_status coal_spgemm_rows_host_numeric(coal_spgemm p) {
+coal_status coal_spgemm_rows_numeric_host(coal_spgemm p) {
   rows_host *r = p->dev;
   COAL_CHECK(p->ctx, r, COAL_ERR_STATE, "product without state");
   coal_mat A = p->A, B = p->B, C = p->C;

@@ -1,5 +1,5 @@
 /* Swift SpMM format builder ([SWIFT], sections IV-A to IV-C), in O(nnz + n). The layout is
- * documented with struct coal_swift in internal.h.
+ * documented with struct coal_swift in kernels/swift.h.
  *
  * 1. Columns are sorted by entry count, descending and stable, with one counting sort.
  * 2. Each full group of 32 sorted columns keeps rounds [0, R_g) regular, R_g being the count
@@ -11,7 +11,7 @@
  *    pass over the rows; runs of equal rows inside a group are the segments.
  * 4. The residual entries are stored column by column (CSC) and cut into sub-blocks of at
  *    most 32 entries. */
-#include "internal.h"
+#include "../swift.h"
 
 #include <string.h>
 
@@ -147,9 +147,9 @@ static void sw_fill_irregular(coal_swift *s, const int32_t *ptr, const int32_t *
   }
 }
 
-coal_status coal_swift_build(coal_ctx ctx, int32_t nrows, int32_t ncols, const int32_t *colptr,
-                             const int32_t *rowidx, const void *val, coal_dtype dtype, int height,
-                             coal_swift **out) {
+coal_status coal_swift_build_host(coal_ctx ctx, int32_t nrows, int32_t ncols, const int32_t *colptr,
+                                  const int32_t *rowidx, const void *val, coal_dtype dtype,
+                                  int height, coal_swift **out) {
   if (!ctx) return COAL_ERR_ARG;
   COAL_CHECK(ctx, out, COAL_ERR_ARG, "NULL output");
   *out = NULL;
@@ -236,30 +236,23 @@ fail:
   return st;
 }
 
+static void swift_free_entry(coal_ctx ctx, void *s) {
+  (void)ctx;
+  coal_swift_free((coal_swift *)s);
+}
+
 coal_status coal_mat_swift(coal_mat A, const coal_swift **out) {
-  if (!A->sw) {
+  coal_swift *s = (coal_swift *)coal_mat_format_get(A, COAL_FMT_SWIFT);
+  if (!s) {
     coal_mat T = NULL;
     COAL_CALL(coal_mat_host(A)); /* built on the host, from a device-only matrix too */
     COAL_CALL(coal_mat_transpose(A, &T));
-    int h = A->swift_height ? A->swift_height : COAL_SWIFT_DEFAULT_HEIGHT;
-    coal_status st = coal_swift_build(A->ctx, A->nrows, A->ncols, T->rowptr, T->colind, T->values,
-                                      A->dtype, h, &A->sw);
+    coal_status st = coal_swift_build_host(A->ctx, A->nrows, A->ncols, T->rowptr, T->colind,
+                                           T->values, A->dtype, coal_swift_height(A), &s);
     coal_mat_destroy(&T);
     if (st) return st;
+    COAL_CALL(coal_mat_format_put(A, COAL_FMT_SWIFT, COAL_FORMAT_VALUES, s, swift_free_entry));
   }
-  *out = A->sw;
-  return COAL_SUCCESS;
-}
-
-coal_status coal_mat_set_swift_height(coal_mat A, int height) {
-  if (!A) return COAL_ERR_ARG;
-  COAL_CHECK(A->ctx, height >= 1 && height <= COAL_SWIFT_MAX_HEIGHT, COAL_ERR_ARG,
-             "Swift height %d outside 1..%d", height, COAL_SWIFT_MAX_HEIGHT);
-  int cur = A->swift_height ? A->swift_height : COAL_SWIFT_DEFAULT_HEIGHT;
-  A->swift_height = height;
-  if (height != cur) {
-    coal_swift_free(A->sw);
-    A->sw = NULL;
-  }
+  *out = s;
   return COAL_SUCCESS;
 }
