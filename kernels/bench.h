@@ -5,7 +5,7 @@
  * arguments and dispatch through the bench sub-table of the context's backend table (struct
  * coal_bench_ops, src/backend.h); where the backend has no entry (the host has only the timing)
  * they answer COAL_ERR_UNSUPPORTED. Declared here: the implementations, coal_bench_time_host
- * (kernels/host/bench.c) and the *_cuda functions (kernels/cuda/bench_cusparse.cu,
+ * (kernels/host/bench.c) and the *_cuda functions (kernels/cuda/bench.cu,
  * spgemm_cusparse.cu), and the CUDA test hooks. The SpMM tuning knobs are in
  * kernels/cuda/spmm_tune.h. */
 #ifndef COAL_KERNELS_BENCH_H
@@ -21,7 +21,7 @@ extern "C" {
 /* ---- the implementations (entries of the bench sub-table) ---------------------------------- */
 /* host clock (kernels/host/bench.c) */
 coal_status coal_bench_time_host(coal_ctx ctx, coal_bench_fn fn, void *arg, double *us);
-/* CUDA (kernels/cuda/bench_cusparse.cu, spgemm_cusparse.cu) */
+/* CUDA (kernels/cuda/bench.cu, spgemm_cusparse.cu) */
 coal_status coal_bench_time_cuda(coal_ctx ctx, coal_bench_fn fn, void *arg, double *us);
 coal_status coal_bench_copy_bandwidth_cuda(coal_ctx ctx, size_t bytes, double *gbps);
 coal_status coal_cusparse_spmv_create_cuda(coal_mat A, int alg, const void *x, void *y,

@@ -22,7 +22,7 @@ static inline int64_t coal_block_index(coal_layout layout, int64_t ld, int64_t i
   return layout == COAL_COL_MAJOR ? i + j * ld : i * ld + j;
 }
 
-/* Swift (kernels/swift.h: coal_mat_swift): Y = beta*Y first; then per CTA group of regular blocks and column j of X,
+/* Swift (swift.h): Y = beta*Y first; then per CTA group of regular blocks and column j of X,
  * every element writes val*X[perm[col], j] to its slot, each segment head sums its run and
  * adds alpha*sum to Y[row, j] (one atomic); then every irregular sub-block adds
  * alpha*val*X[col, j] per entry (atomics). */

@@ -122,7 +122,8 @@ static void check_case(coal_mat A, const char *name, const spmm_case *c, unsigne
             "%s %s %s k=%lld X %s+%lld Y %s+%lld alpha=%g beta=%g H=%d: diff %.3g, padding %s",
             name, dt == COAL_F64 ? "f64" : "f32", coal_spmm_kernel_name(kernels[kk]), (long long)k,
             c->xl == CM ? "col" : "row", (long long)c->xpad, c->yl == CM ? "col" : "row",
-            (long long)c->ypad, c->alpha, c->beta, coal_swift_height(A), d, pad_ok ? "kept" : "WRITTEN");
+            (long long)c->ypad, c->alpha, c->beta, coal_swift_height(A), d,
+            pad_ok ? "kept" : "WRITTEN");
     }
   }
   coal_bvec_destroy(&X), coal_bvec_destroy(&Y);

@@ -1,5 +1,5 @@
 /* Host twin of the Swift SpMM kernels ([SWIFT], Algorithms 2 and 3) on the format of
- * kernels/swift.h (coal_mat_swift). The GPU first scales Y (Y = beta*Y, or 0 when beta == 0), then runs:
+ * kernels/swift.h. The GPU first scales Y (Y = beta*Y, or 0 when beta == 0), then runs:
  *  - regular part: a CTA per group of 8 blocks (a warp per block, a lane per sorted column)
  *    and tile of columns of X; for every column j each element writes val * X[perm[col], j]
  *    to shared[reg_pos[e]], the CTA synchronises, each segment head (slot_seg > 0) sums its

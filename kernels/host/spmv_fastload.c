@@ -2,10 +2,10 @@
  * per warp, one lane per sorted lane, one round per iteration). Sums are kept in double; the
  * updates of y (atomics on the GPU) are done in the matrix dtype, in block order.
  *
- * Scatter (COAL_FMT_FASTLOAD, lanes = columns of A): y = beta*y first; then in every round each lane
+ * Scatter (lanes = columns of A): y = beta*y first; then in every round each lane
  * forms val * x[column], the runs of equal rows (seg) are summed and the run head adds
  * alpha*sum to y[row].
- * Gather (COAL_FMT_FASTLOAD_T, lanes = rows of A): y = beta*y on the split rows first; a lane of a
+ * Gather (lanes = rows of A): y = beta*y on the split rows first; a lane of a
  * COMPLETE block holds its whole row and stores alpha*sum + beta*y, a lane of any other block
  * adds alpha*(its partial sum) to y[row]. */
 #include "../fastload.h"
