@@ -1,11 +1,12 @@
 /* The AMG smoother's fused Chebyshev step on the GPU, CUDA twin of kernels/host/amg_smoother.c
  * (kernels/amg.h defines it). A thread per entry (row i, column c) of the row-major blocks, so
  * that a warp's gathers of dprev read consecutive columns of one row (k >= 32) or a few rows
- * (k < 32), and its row updates are coalesced; for k = 1 that is a thread per row, which on
- * stencil rows (7 to 27 entries) measured faster than a sub-warp per row, whose epilogue runs on
- * one lane in W. Rows of more than 16 entries on average at k = 1 take a warp per row (entries
- * read coalesced, shuffled sum, lane 0's epilogue). Traffic: A streamed once (plus the gathers of
- * dprev), rin, dinv, xin read, rout, dnew, xout written: the pass replaces four block operations.
+ * (k < 32), and its row updates are coalesced; for k = 1 that is a thread per row (on stencil
+ * rows a sub-warp per row, whose epilogue runs on one lane in W, was slower: bench/RESULTS.md,
+ * rule amg-cheb-k1). Rows of more than 16 entries on average at k = 1 take a warp per row
+ * (entries read coalesced, shuffled sum, lane 0's epilogue). Traffic: A streamed once (plus the
+ * gathers of dprev), rin, dinv, xin read, rout, dnew, xout written: the pass replaces four block
+ * operations.
  */
 #include "amg_util.cuh"
 
