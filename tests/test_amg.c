@@ -11,7 +11,7 @@
  *     setups give identical hierarchies;
  *   - the cycle is symmetric (u^T B v = v^T B u to rounding) and positive, a contraction in the
  *     A-norm on Laplacians (V and W, Chebyshev and l1-Jacobi); a block of k columns equals k
- *     single columns; other layouts give the same result;
+ *     single columns (k = 9, and k = 64, 65 to rounding); other layouts give the same result;
  *   - PCG + AMG on 2-D and 3-D Laplacians of several sizes: iteration counts bounded, nearly
  *     independent of the size, and below Jacobi's; Block-CG + AMG with 8 columns and LOBPCG +
  *     AMG converge (true residuals recomputed here); a pure Neumann problem (singular coarse
@@ -888,12 +888,45 @@ static void check_cycle(const char *name, coal_mat A, double theta, coal_amg_smo
   coal_amg_destroy(&amg);
 }
 
+/* Wide blocks: k = 64 and 65 columns in one apply equal single-column applies (the GPU reaches
+ * them through other kernels than k = 1: to rounding). */
+static void check_wide(const char *name, coal_mat A) {
+  coal_amg amg = amg_for(A, 0.0, 30, COAL_AMG_CHEBYSHEV, COAL_AMG_V_CYCLE);
+  int64_t n;
+  coal_mat_size(A, &n, NULL, NULL);
+  const int64_t ks[] = {64, 65};
+  uint64_t s = 7;
+  for (int c = 0; c < 2; c++) {
+    const int64_t k = ks[c];
+    double *U = malloc(sizeof(double) * (size_t)(n * k)),
+           *BU = malloc(sizeof(double) * (size_t)(n * k));
+    double *u = malloc(sizeof(double) * (size_t)n), *z = malloc(sizeof(double) * (size_t)n);
+    for (int64_t i = 0; i < n * k; i++) U[i] = urand(&s);
+    apply_host(amg, n, k, U, BU, COAL_ROW_MAJOR);
+    double diff = 0, mx = 0;
+    const int64_t cols[] = {0, 31, k - 1};
+    for (int q = 0; q < 3; q++) {
+      for (int64_t i = 0; i < n; i++) u[i] = U[i * k + cols[q]];
+      apply_host(amg, n, 1, u, z, COAL_ROW_MAJOR);
+      for (int64_t i = 0; i < n; i++) {
+        diff = fmax(diff, fabs(z[i] - BU[i * k + cols[q]]));
+        mx = fmax(mx, fabs(z[i]));
+      }
+    }
+    CHECK(diff <= 1e-12 * mx, "%s k %lld: the block and single columns differ by %g (max %g)", name,
+          (long long)k, diff, mx);
+    free(U), free(BU), free(u), free(z);
+  }
+  coal_amg_destroy(&amg);
+}
+
 static void test_cycle(void) {
   coal_mat A = NULL;
   CHECK_OK(ctx, coal_gen_laplace2d(ctx, 40, 40, COAL_F64, &A));
   check_cycle("lap2d cheb V", A, 0.0, COAL_AMG_CHEBYSHEV, COAL_AMG_V_CYCLE, 0.4);
   check_cycle("lap2d cheb W", A, 0.0, COAL_AMG_CHEBYSHEV, COAL_AMG_W_CYCLE, 0.35);
   check_cycle("lap2d l1 V", A, 0.0, COAL_AMG_L1_JACOBI, COAL_AMG_V_CYCLE, 0.8);
+  check_wide("lap2d", A);
   coal_mat_destroy(&A);
   CHECK_OK(ctx, coal_gen_laplace3d(ctx, 14, 14, 14, 7, COAL_F64, &A));
   check_cycle("lap3d cheb V", A, 0.0, COAL_AMG_CHEBYSHEV, COAL_AMG_V_CYCLE, 0.33);
