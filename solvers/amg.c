@@ -20,7 +20,8 @@
  *      A_F T holds T's, so P keeps its pattern); R = P^T (coal_mat_transpose, kept for the
  *      cycle's restriction). A_F = A when every off-diagonal entry is strong;
  *   7. A_c = P^T A P by the SpGEMM front end's PtAP (coal_spgemm_create_algo, PTAP), the next
- *      level: TILE when A_c has at most COAL_AMG_TILE_PTAP_ROWS rows, else ROWS (amg_impl.h).
+ *      level: TILE when A_c has at most the backend's select.ptap_tile_rows rows (the GPU's
+ *      rule; the host never), else ROWS.
  * The product objects are released once their result is taken (a numeric-only re-setup would
  * keep them: not done yet). The coarsest level gets the dense factor (amg_coarse.c) when it has
  * at most COAL_AMG_DENSE_MAX rows. Every level that is smoothed keeps the smoother's inverse
@@ -292,7 +293,8 @@ static coal_status coarsen(coal_amg amg, int l, const double *diag, const double
   COAL_CALL_GOTO(st, coal_mat_transpose_backend(L->P, &L->R), done);
   phase_add(amg, COAL_AMG_PHASE_SMOOTH, t);
   /* 7. A_c = P^T A P */
-  L->galerkin_algo = L->P->ncols <= COAL_AMG_TILE_PTAP_ROWS ? COAL_SPGEMM_TILE : COAL_SPGEMM_ROWS;
+  L->galerkin_algo =
+      L->P->ncols <= coal_backend(ctx)->select.ptap_tile_rows ? COAL_SPGEMM_TILE : COAL_SPGEMM_ROWS;
   COAL_CALL_GOTO(st,
                  coal_spgemm_create_algo(COAL_PRODUCT_PTAP, A, L->P,
                                          (coal_spgemm_algo)L->galerkin_algo, &prod, &Ac),

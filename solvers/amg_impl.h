@@ -23,12 +23,6 @@
 /* A coarsest level with more rows than this (coarsening stalled, or max_levels reached) gets no
  * dense factor (its n^2 doubles and n^3/3 flops) and is only smoothed, twice per visit. */
 #define COAL_AMG_DENSE_MAX 5000
-/* The Galerkin product of a level whose coarse matrix has at most this many rows runs TileSpGEMM,
- * else the row-wise product: the row-wise PtAP is several times faster on the fine levels and
- * slower on a small coarse product whose rows sum many thousand terms each (bench/RESULTS.md,
- * rule amg-tile-ptap; `amg_probe --algos`). TILE builds its tiles from the host
- * CSR: on such a level A_l and P_l are small. */
-#define COAL_AMG_TILE_PTAP_ROWS 2048
 /* Seed of the Lanczos start vector (coal_bvec_set_random: the same on every backend). */
 #define COAL_AMG_SEED 0x5A6Dull
 

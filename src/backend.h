@@ -101,6 +101,10 @@ typedef struct coal_select_ops {
   /* Nonzero: an AUTO SpMM of one contiguous column (k = 1, column-major or ld 1) runs
    * spmv[select.spmv(A)] instead of an SpMM kernel (the SpMV kernels are faster there). */
   int spmm_vector_as_spmv;
+  /* P^T A P with at most this many rows (P's columns) runs TileSpGEMM rather than the row-wise
+   * product where the AMG setup builds its coarse levels (solvers/amg.c); 0: never. The
+   * backend's rule, from its measurements (bench/RESULTS.md, rule amg-tile-ptap). */
+  int32_t ptap_tile_rows;
 } coal_select_ops;
 
 /* ---- sparse x sparse products (kernels/spgemm.h: product object, algorithms) -------------- */

@@ -43,6 +43,7 @@ const coal_backend_ops coal_backend_cuda = {
             .spmv_prepare = coal_spmv_select_prepare_cuda,
             .spmm_prepare = coal_spmm_select_prepare_cuda,
             .spmm_vector_as_spmv = 1,
+            .ptap_tile_rows = 2048, /* rule amg-tile-ptap */
         },
     .spmv =
         {

@@ -100,6 +100,7 @@ const coal_backend_ops coal_backend_host = {
             .spmv_prepare = NULL, /* the host rules read no statistics */
             .spmm_prepare = NULL,
             .spmm_vector_as_spmv = 0,
+            .ptap_tile_rows = 0, /* the host's tiles are slower than its row products */
         },
     .spmv =
         {
