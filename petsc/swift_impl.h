@@ -63,6 +63,14 @@ PetscErrorCode swift_apply(coal_mat A, swift_ws *w, const PetscScalar *x, const 
                            PetscScalar *y, Vec vx, Vec vy);
 /* z = A x (+ y) with PETSc vectors (y NULL: no addition; y may be z). */
 PetscErrorCode swift_apply_vec(coal_mat A, swift_ws *w, Vec x, Vec y, Vec z);
+/* Y = op(X) for column-major blocks X (nx x k, ldx) and Y (ny x k, ldy), fp64, timed by event
+ * ev: arrays in the backend's memory (dev), or PETSc's host arrays, used in place on the host
+ * backend and copied through w on the CUDA backend. A failing op is reported as `what`. */
+typedef coal_status (*swift_block_op)(void *user, coal_bvec X, coal_bvec Y);
+PetscErrorCode swift_block_run(coal_ctx ctx, swift_ws *w, int64_t nx, int64_t ny, PetscInt k,
+                               const PetscScalar *X, PetscInt ldx, PetscScalar *Y, PetscInt ldy,
+                               PetscBool dev, swift_block_op op, void *user, PetscLogEvent ev,
+                               const char *what);
 /* Y = A X for column-major host blocks X (ncols x k, ldx) and Y (nrows x k, ldy) on SpMM. */
 PetscErrorCode swift_apply_block(coal_mat A, swift_ws *w, PetscInt k, const PetscScalar *X,
                                  PetscInt ldx, PetscScalar *Y, PetscInt ldy);
