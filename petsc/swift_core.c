@@ -56,12 +56,15 @@ PetscErrorCode coal_petsc_register(void) {
   PetscCall(MatRegisterRootName(MATSWIFT, MATSEQAIJSWIFT, MATMPIAIJSWIFT));
   PetscCall(VecRegister(VECSEQSWIFT, VecCreate_SeqSwift));
   PetscCall(VecRegister(VECSWIFT, VecCreate_Swift));
+  PetscCall(PCRegister(PCSWIFTAMG, PCCreate_SwiftAMG));
   PetscCall(PetscLogEventRegister("SwiftCopyIn", MAT_CLASSID, &coal_swift_ev.copy_in));
   PetscCall(PetscLogEventRegister("SwiftCopyOut", MAT_CLASSID, &coal_swift_ev.copy_out));
   PetscCall(PetscLogEventRegister("SwiftSpMV", MAT_CLASSID, &coal_swift_ev.spmv));
   PetscCall(PetscLogEventRegister("SwiftSpMM", MAT_CLASSID, &coal_swift_ev.spmm));
   PetscCall(PetscLogEventRegister("SwiftSpGEMM", MAT_CLASSID, &coal_swift_ev.spgemm));
   PetscCall(PetscLogEventRegister("SwiftBuild", MAT_CLASSID, &coal_swift_ev.build));
+  PetscCall(PetscLogEventRegister("SwiftAMGSetup", PC_CLASSID, &coal_swift_ev.amg_setup));
+  PetscCall(PetscLogEventRegister("SwiftAMGApply", PC_CLASSID, &coal_swift_ev.amg_apply));
   PetscCall(PetscRegisterFinalize(swift_finalize));
   PetscFunctionReturn(0);
 }
