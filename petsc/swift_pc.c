@@ -12,7 +12,7 @@ typedef struct {
   PetscReal theta;
   PetscInt smoother, degree, coarse_size, max_levels, cycle;
   /* the operator */
-  Mat pmat;                 /* the Pmat the hierarchy was built for (not referenced) */
+  Mat pmat;                 /* the Pmat the hierarchy was built for (a reference) */
   PetscObjectState nzstate; /* its nonzero state when own was built */
   coal_mat own;             /* our copy of a seqaij Pmat's CSR (NULL for seqaijswift) */
   coal_mat cm;              /* the matrix the hierarchy is built on (own or the swift copy) */
@@ -30,7 +30,8 @@ static PetscErrorCode PCReset_SwiftAMG(PC pc) {
   (void)coal_amg_destroy(&d->amg);
   (void)coal_mat_destroy(&d->own);
   swift_ws_free(d->ctx, &d->ws);
-  d->cm = NULL, d->pmat = NULL;
+  PetscCall(MatDestroy(&d->pmat));
+  d->cm = NULL;
   PetscFunctionReturn(0);
 }
 
@@ -62,7 +63,7 @@ static PetscErrorCode PCSetFromOptions_SwiftAMG(PC pc, PetscOptionItems *PetscOp
 }
 
 /* The coalesce matrix of the Pmat with current values: the swift matrix's own copy, or ours of
- * a seqaij matrix. *fresh: another matrix or another nonzero pattern, so the hierarchy (and our
+ * a seqaij matrix. *fresh: another matrix, type or nonzero pattern, so the hierarchy (and our
  * copy) are made anew; otherwise the same coalesce matrix with refreshed values. */
 static PetscErrorCode swiftamg_operator(PC pc, PC_SwiftAMG *d, PetscBool *fresh) {
   Mat A = pc->pmat;
@@ -82,24 +83,32 @@ static PetscErrorCode swiftamg_operator(PC pc, PC_SwiftAMG *d, PetscBool *fresh)
              ((PetscObject)A)->type_name);
   PetscObjectState nz;
   PetscCall(MatGetNonzeroState(A, &nz));
-  *fresh = !d->amg || A != d->pmat || nz != d->nzstate ? PETSC_TRUE : PETSC_FALSE;
+  if (isswift) PetscCall(swift_seq_sync(A, &cm));
+  /* also when A changed type in place: the hierarchy must sit on the matrix used now */
+  *fresh = !d->amg || A != d->pmat || nz != d->nzstate || (isswift ? cm != d->cm : !d->own)
+               ? PETSC_TRUE
+               : PETSC_FALSE;
   if (*fresh) { /* the hierarchy points at its matrix: gone first */
     (void)coal_amg_destroy(&d->amg);
     (void)coal_mat_destroy(&d->own);
   }
-  if (isswift) {
-    PetscCall(swift_seq_sync(A, &cm));
-  } else if (!d->own) {
-    coal_ctx ctx;
-    PetscCall(coal_petsc_context(&ctx));
-    PetscCall(swift_mat_from_aij(A, ctx, &d->own));
-    cm = d->own;
-  } else {
-    PetscCall(swift_mat_refresh(A, d->own));
+  if (!isswift) {
+    if (!d->own) {
+      coal_ctx ctx;
+      PetscCall(coal_petsc_context(&ctx));
+      PetscCall(swift_mat_from_aij(A, ctx, &d->own));
+    } else {
+      PetscCall(swift_mat_refresh(A, d->own));
+    }
     cm = d->own;
   }
+  if (A != d->pmat) { /* held, so that its address cannot come back as another matrix */
+    PetscCall(PetscObjectReference((PetscObject)A));
+    PetscCall(MatDestroy(&d->pmat));
+    d->pmat = A;
+  }
   d->nzstate = nz;
-  d->cm = cm, d->pmat = A, d->ctx = coal_mat_ctx(cm);
+  d->cm = cm, d->ctx = coal_mat_ctx(cm);
   PetscFunctionReturn(0);
 }
 

@@ -1,10 +1,11 @@
 /* PC type swiftamg (coalesce's smoothed-aggregation AMG) driven through PETSc's PC and KSP, on
  * seqaij and seqaijswift matrices: CG converges in far fewer iterations than with Jacobi; after
- * new values (MatScale) and after a new nonzero pattern, PCSetUp gives exactly the cycle of a
- * PC built afresh on the changed matrix (a stale hierarchy or copy fails); PCMatApply and
- * KSPMatSolve (preonly) equal PCApply column by column; seqswift vectors give PCApply's result
- * (and a norm of the result cached before the apply is not reused);
- * a non-symmetric matrix and a bad option value fail with PETSc errors. */
+ * new values (MatScale), after a new nonzero pattern, with another Pmat of the same nonzero state
+ * and after a change of type in place, PCSetUp gives exactly the cycle of a PC built afresh on
+ * that matrix (a stale hierarchy or copy fails);
+ * PCMatApply and KSPMatSolve (preonly) equal PCApply column by column; seqswift vectors give
+ * PCApply's result (and a norm of the result cached before the apply is not reused); a
+ * non-symmetric matrix and a bad option value fail with PETSc errors. */
 #include <math.h>
 #include <petscksp.h>
 #include <stdio.h>
@@ -127,6 +128,43 @@ static PetscErrorCode run(PetscBool swift) {
   PetscCall(fresh_apply(A, r, zf));
   d = vdiff(zf, z2);
   EXPECT(d == 0, "%s: after a new pattern, PCApply differs from a fresh PC's by %g", t, (double)d);
+
+  /* another Pmat of the same size and the same nonzero state but other entries (seqaij, also
+   * after a seqaijswift one): only its identity tells that the copy must be made anew */
+  Mat A2;
+  PetscObjectState nzA, nz2;
+  PetscCall(laplacian(60, &A2));
+  PetscCall(MatSetOption(A2, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscCall(MatGetNonzeroState(A, &nzA));
+  PetscCall(MatGetNonzeroState(A2, &nz2));
+  for (PetscInt j = 1; nz2 < nzA; j++) { /* a coupling per assembly, the same count as A's */
+    PetscCall(MatSetValue(A2, j, n - 1 - j, -0.25, INSERT_VALUES));
+    PetscCall(MatSetValue(A2, n - 1 - j, j, -0.25, INSERT_VALUES));
+    PetscCall(MatAssemblyBegin(A2, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A2, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatGetNonzeroState(A2, &nz2));
+  }
+  EXPECT(nz2 == nzA, "%s: nonzero states %d and %d", t, (int)nzA, (int)nz2);
+  PetscCall(PCSetOperators(pc, A2, A2));
+  PetscCall(PCSetUp(pc));
+  PetscCall(PCApply(pc, r, z2));
+  PetscCall(fresh_apply(A2, r, zf));
+  d = vdiff(zf, z2);
+  EXPECT(d == 0, "%s: with another Pmat, PCApply differs from a fresh PC's by %g", t, (double)d);
+  PetscCall(PCSetOperators(pc, A, A));
+  PetscCall(MatDestroy(&A2));
+
+  /* A changes type in place, with new values, and back */
+  const MatType other[2] = {swift ? MATSEQAIJ : MATSWIFT, swift ? MATSWIFT : MATSEQAIJ};
+  for (int c = 0; c < 2; c++) {
+    PetscCall(MatConvert(A, other[c], MAT_INPLACE_MATRIX, &A));
+    PetscCall(MatScale(A, c ? 0.5 : 2.0));
+    PetscCall(PCSetUp(pc));
+    PetscCall(PCApply(pc, r, z2));
+    PetscCall(fresh_apply(A, r, zf));
+    d = vdiff(zf, z2);
+    EXPECT(d == 0, "%s: as %s, PCApply differs from a fresh PC's by %g", t, tname(A), (double)d);
+  }
 
   /* a block of 5 columns: PCMatApply and KSPMatSolve (preonly) against PCApply per column */
   Mat B, X, Y;
