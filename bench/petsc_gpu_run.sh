@@ -28,11 +28,15 @@ for step in "${steps[@]}"; do
     mpiexec -n 2 "$P/bin/test_petsc_swift_mpi" 2>&1 | tail -3 | tee "$OUT/petsc_swift_mpi.txt"
     "$P/bin/test_petsc_shell" 2>&1 | tail -3 | tee "$OUT/petsc_shell.txt"
     "$P/bin/test_petsc_vec" 2>&1 | tail -30 | tee "$OUT/petsc_vec.txt"
+    "$P/bin/test_petsc_pc" 2>&1 | tail -10 | tee "$OUT/petsc_pc.txt"
+    bash tests/petsc/pc_ex.sh "$lib" "$P/bin/petsc_ksp_ex2" 2>&1 | tee "$OUT/petsc_pc_tutorial.txt"
     bash tests/petsc/compare_ex.sh "$lib" "$P/bin/petsc_ksp_ex2" "$P/bin/slepc_eps_ex1" 2>&1 |
       tee "$OUT/petsc_tutorials.txt"
     compute-sanitizer --tool memcheck --leak-check no "$P/bin/test_petsc_swift" 2>&1 | tail -4 |
       tee "$OUT/petsc_memcheck.txt"
     compute-sanitizer --tool memcheck --leak-check no "$P/bin/test_petsc_vec" 2>&1 | tail -4 |
+      tee -a "$OUT/petsc_memcheck.txt"
+    compute-sanitizer --tool memcheck --leak-check no "$P/bin/test_petsc_pc" 2>&1 | tail -4 |
       tee -a "$OUT/petsc_memcheck.txt"
     unset COALESCE_BACKEND
     ;;

@@ -56,12 +56,15 @@ PetscErrorCode coal_petsc_register(void) {
   PetscCall(MatRegisterRootName(MATSWIFT, MATSEQAIJSWIFT, MATMPIAIJSWIFT));
   PetscCall(VecRegister(VECSEQSWIFT, VecCreate_SeqSwift));
   PetscCall(VecRegister(VECSWIFT, VecCreate_Swift));
+  PetscCall(PCRegister(PCSWIFTAMG, PCCreate_SwiftAMG));
   PetscCall(PetscLogEventRegister("SwiftCopyIn", MAT_CLASSID, &coal_swift_ev.copy_in));
   PetscCall(PetscLogEventRegister("SwiftCopyOut", MAT_CLASSID, &coal_swift_ev.copy_out));
   PetscCall(PetscLogEventRegister("SwiftSpMV", MAT_CLASSID, &coal_swift_ev.spmv));
   PetscCall(PetscLogEventRegister("SwiftSpMM", MAT_CLASSID, &coal_swift_ev.spmm));
   PetscCall(PetscLogEventRegister("SwiftSpGEMM", MAT_CLASSID, &coal_swift_ev.spgemm));
   PetscCall(PetscLogEventRegister("SwiftBuild", MAT_CLASSID, &coal_swift_ev.build));
+  PetscCall(PetscLogEventRegister("SwiftAMGSetup", PC_CLASSID, &coal_swift_ev.amg_setup));
+  PetscCall(PetscLogEventRegister("SwiftAMGApply", PC_CLASSID, &coal_swift_ev.amg_apply));
   PetscCall(PetscRegisterFinalize(swift_finalize));
   PetscFunctionReturn(0);
 }
@@ -224,61 +227,76 @@ PetscErrorCode swift_apply(coal_mat A, swift_ws *w, const PetscScalar *x, const 
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode swift_apply_block(coal_mat A, swift_ws *w, PetscInt k, const PetscScalar *X,
-                                 PetscInt ldx, PetscScalar *Y, PetscInt ldy) {
-  coal_ctx ctx = coal_mat_ctx(A);
-  int64_t m, n, nnz;
+PetscErrorCode swift_block_run(coal_ctx ctx, swift_ws *w, int64_t nx, int64_t ny, PetscInt k,
+                               const PetscScalar *X, PetscInt ldx, PetscScalar *Y, PetscInt ldy,
+                               PetscBool dev, swift_block_op op, void *user, PetscLogEvent ev,
+                               const char *what) {
   coal_bvec bx = NULL, by = NULL;
   coal_status st;
   PetscFunctionBegin;
-  SWIFT_CALL(ctx, coal_mat_size(A, &m, &n, &nnz));
   if (k == 0) PetscFunctionReturn(0);
-  int cuda = coal_ctx_backend(ctx) == COAL_BACKEND_CUDA;
-  size_t xb = sizeof(PetscScalar) * (size_t)n * (size_t)k;
-  size_t yb = sizeof(PetscScalar) * (size_t)m * (size_t)k;
-  PetscCall(swift_ws_reserve(ctx, w, xb, yb));
-  if (cuda) {
+  PetscBool copy = !dev && coal_ctx_backend(ctx) == COAL_BACKEND_CUDA ? PETSC_TRUE : PETSC_FALSE;
+  size_t xb = sizeof(PetscScalar) * (size_t)nx * (size_t)k;
+  size_t yb = sizeof(PetscScalar) * (size_t)ny * (size_t)k;
+  if (copy) {
     /* device copies are tight column-major blocks */
+    PetscCall(swift_ws_reserve(ctx, w, xb, yb));
     PetscCall(PetscLogEventBegin(coal_swift_ev.copy_in, 0, 0, 0, 0));
-    if (ldx == n) {
+    if (ldx == nx) {
       SWIFT_CALL(ctx, coal_device_upload(ctx, w->x, X, xb));
     } else {
       for (PetscInt j = 0; j < k; j++)
-        SWIFT_CALL(ctx, coal_device_upload(ctx, (PetscScalar *)w->x + (size_t)j * (size_t)n,
+        SWIFT_CALL(ctx, coal_device_upload(ctx, (PetscScalar *)w->x + (size_t)j * (size_t)nx,
                                            X + (size_t)j * (size_t)ldx,
-                                           sizeof(PetscScalar) * (size_t)n));
+                                           sizeof(PetscScalar) * (size_t)nx));
     }
     PetscCall(PetscLogEventEnd(coal_swift_ev.copy_in, 0, 0, 0, 0));
   }
-  st = coal_bvec_view(ctx, n, k, COAL_F64, COAL_COL_MAJOR, cuda ? n : ldx, cuda ? w->x : (void *)X,
-                      &bx);
+  st = coal_bvec_view(ctx, nx, k, COAL_F64, COAL_COL_MAJOR, copy ? nx : ldx,
+                      copy ? w->x : (void *)X, &bx);
   if (st == COAL_SUCCESS)
-    st = coal_bvec_view(ctx, m, k, COAL_F64, COAL_COL_MAJOR, cuda ? m : ldy, cuda ? w->y : Y, &by);
+    st =
+        coal_bvec_view(ctx, ny, k, COAL_F64, COAL_COL_MAJOR, copy ? ny : ldy, copy ? w->y : Y, &by);
   /* the views are freed before any error returns */
   PetscErrorCode ierr = 0;
   if (st == COAL_SUCCESS) {
-    PetscCall(PetscLogEventBegin(coal_swift_ev.spmm, 0, 0, 0, 0));
-    st = coal_spmm(A, COAL_SPMM_AUTO, 1.0, bx, 0.0, by);
+    PetscCall(PetscLogEventBegin(ev, 0, 0, 0, 0));
+    st = op(user, bx, by);
     if (st == COAL_SUCCESS) ierr = swift_log_sync(ctx);
-    PetscCall(PetscLogEventEnd(coal_swift_ev.spmm, 0, 0, 0, 0));
+    PetscCall(PetscLogEventEnd(ev, 0, 0, 0, 0));
   }
   (void)coal_bvec_destroy(&bx);
   (void)coal_bvec_destroy(&by);
-  if (st != COAL_SUCCESS) return coal_petsc_error(ctx, st, "coal_spmm");
+  if (st != COAL_SUCCESS) return coal_petsc_error(ctx, st, what);
   PetscCall(ierr);
-  PetscCall(PetscLogFlops(2.0 * (double)nnz * (double)k));
-  if (cuda) {
+  if (copy) {
     PetscCall(PetscLogEventBegin(coal_swift_ev.copy_out, 0, 0, 0, 0));
-    if (ldy == m) {
+    if (ldy == ny) {
       SWIFT_CALL(ctx, coal_device_download(ctx, Y, w->y, yb));
     } else {
       for (PetscInt j = 0; j < k; j++)
         SWIFT_CALL(ctx, coal_device_download(ctx, Y + (size_t)j * (size_t)ldy,
-                                             (PetscScalar *)w->y + (size_t)j * (size_t)m,
-                                             sizeof(PetscScalar) * (size_t)m));
+                                             (PetscScalar *)w->y + (size_t)j * (size_t)ny,
+                                             sizeof(PetscScalar) * (size_t)ny));
     }
     PetscCall(PetscLogEventEnd(coal_swift_ev.copy_out, 0, 0, 0, 0));
   }
+  PetscFunctionReturn(0);
+}
+
+static coal_status spmm_op(void *A, coal_bvec X, coal_bvec Y) {
+  return coal_spmm((coal_mat)A, COAL_SPMM_AUTO, 1.0, X, 0.0, Y);
+}
+
+PetscErrorCode swift_apply_block(coal_mat A, swift_ws *w, PetscInt k, const PetscScalar *X,
+                                 PetscInt ldx, PetscScalar *Y, PetscInt ldy) {
+  coal_ctx ctx = coal_mat_ctx(A);
+  int64_t m, n, nnz;
+  PetscFunctionBegin;
+  SWIFT_CALL(ctx, coal_mat_size(A, &m, &n, &nnz));
+  PetscCall(swift_block_run(ctx, w, n, m, k, X, ldx, Y, ldy, PETSC_FALSE, spmm_op, A,
+                            coal_swift_ev.spmm, "coal_spmm"));
+  PetscCall(PetscLogFlops(2.0 * (double)nnz * (double)k));
   PetscFunctionReturn(0);
 }
 

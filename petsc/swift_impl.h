@@ -1,9 +1,10 @@
 /* Internals of the PETSc plugin (matrix types seqaijswift / mpiaijswift, the vector types
- * seqswift / swift and the MatShell wrapper). The plugin is linked into libcoalesce but is a
- * consumer on top of it: it uses the public headers only, coalesce.h, coalesce_petsc.h and
- * coalesce_device.h (arrays in the context's memory for its vectors and workspaces; the layer
- * test, tests/test_layers.py, checks it). It also uses PETSc's installed private headers
- * matimpl.h and vecimpl.h (the ops tables and Mat_Product), as PETSc's own GPU types do. */
+ * seqswift / swift, the PC type swiftamg and the MatShell wrapper). The plugin is linked into
+ * libcoalesce but is a consumer on top of it: it uses the public headers only, coalesce.h,
+ * coalesce_petsc.h and coalesce_device.h (arrays in the context's memory for its vectors and
+ * workspaces; the layer test, tests/test_layers.py, checks it). It also uses PETSc's installed
+ * private headers matimpl.h, vecimpl.h and pcimpl.h (the ops tables and Mat_Product), as PETSc's
+ * own GPU types do. */
 #ifndef COAL_SWIFT_IMPL_H
 #define COAL_SWIFT_IMPL_H
 
@@ -35,7 +36,7 @@ PetscBool swift_ctx_alive(coal_ctx ctx);
 
 /* Log events: the copies of PETSc's host vectors to and from the GPU, and our kernels. */
 typedef struct {
-  PetscLogEvent copy_in, copy_out, spmv, spmm, spgemm, build;
+  PetscLogEvent copy_in, copy_out, spmv, spmm, spgemm, build, amg_setup, amg_apply;
 } swift_events;
 extern swift_events coal_swift_ev;
 
@@ -63,6 +64,14 @@ PetscErrorCode swift_apply(coal_mat A, swift_ws *w, const PetscScalar *x, const 
                            PetscScalar *y, Vec vx, Vec vy);
 /* z = A x (+ y) with PETSc vectors (y NULL: no addition; y may be z). */
 PetscErrorCode swift_apply_vec(coal_mat A, swift_ws *w, Vec x, Vec y, Vec z);
+/* Y = op(X) for column-major blocks X (nx x k, ldx) and Y (ny x k, ldy), fp64, timed by event
+ * ev: arrays in the backend's memory (dev), or PETSc's host arrays, used in place on the host
+ * backend and copied through w on the CUDA backend. A failing op is reported as `what`. */
+typedef coal_status (*swift_block_op)(void *user, coal_bvec X, coal_bvec Y);
+PetscErrorCode swift_block_run(coal_ctx ctx, swift_ws *w, int64_t nx, int64_t ny, PetscInt k,
+                               const PetscScalar *X, PetscInt ldx, PetscScalar *Y, PetscInt ldy,
+                               PetscBool dev, swift_block_op op, void *user, PetscLogEvent ev,
+                               const char *what);
 /* Y = A X for column-major host blocks X (ncols x k, ldx) and Y (nrows x k, ldy) on SpMM. */
 PetscErrorCode swift_apply_block(coal_mat A, swift_ws *w, PetscInt k, const PetscScalar *X,
                                  PetscInt ldx, PetscScalar *Y, PetscInt ldy);
@@ -103,6 +112,8 @@ PetscErrorCode swift_seq_sync(Mat A, coal_mat *cm);
  * same structure. */
 PetscErrorCode swift_mat_from_aij(Mat A, coal_ctx ctx, coal_mat *cm);
 PetscErrorCode swift_mat_refresh(Mat A, coal_mat cm);
+/* The PC type swiftamg (swift_pc.c). */
+PETSC_INTERN PetscErrorCode PCCreate_SwiftAMG(PC);
 /* Product dispatch for seqaijswift (swift_product.c). */
 PetscErrorCode swift_product_setfromoptions(Mat C);
 

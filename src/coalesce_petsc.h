@@ -18,6 +18,7 @@
 #define COALESCE_PETSC_H
 
 #include <petscmat.h>
+#include <petscpc.h>
 
 #include "coalesce.h"
 
@@ -28,8 +29,13 @@
  * that a Krylov solve with -mat_type swift runs with no copy per product. One MPI rank. */
 #define VECSWIFT    "swift"
 #define VECSEQSWIFT "seqswift"
+/* -pc_type swiftamg: coalesce's smoothed-aggregation AMG (one cycle per application) on a
+ * sequential seqaij or seqaijswift Pmat; on several ranks as -pc_type bjacobi -sub_pc_type
+ * swiftamg. Options -pc_swiftamg_theta, _smoother chebyshev|l1-jacobi, _degree, _coarse_size,
+ * _max_levels, _cycle v|w (docs/petsc.md). */
+#define PCSWIFTAMG "swiftamg"
 
-/* Registers the matrix and vector types (idempotent). For programs linked with libcoalesce
+/* Registers the matrix, vector and PC types (idempotent). For programs linked with libcoalesce
  * directly; -dll_append calls it through PetscDLLibraryRegister_coalesce. Call after
  * PetscInitialize. */
 PETSC_EXTERN PetscErrorCode coal_petsc_register(void);
