@@ -354,10 +354,10 @@ int coal_solver_iterations(coal_solver S);
  * converges on a consistent system). Smoothers: Chebyshev (default, degree 2, on D^-1 A) or
  * l1-Jacobi (degree = sweeps), the same before and after the coarse correction, so that the
  * cycle is symmetric and positive definite: a valid CG preconditioner.
- * Errors: COAL_ERR_ARG (not square, bad option), COAL_ERR_UNSUPPORTED (not fp64, a CUDA
- * context: its setup is not written yet), COAL_ERR_NOT_SPD (not symmetric to 1e-12 relative,
- * a diagonal entry not positive), COAL_ERR_STATE (apply before setup). A failed setup frees
- * what it built; the object stays usable. The library never prints. */
+ * Errors: COAL_ERR_ARG (not square, bad option), COAL_ERR_NOT_SPD (not symmetric to 1e-12
+ * relative, a diagonal entry not positive), COAL_ERR_DEVICE_MEMORY (out of GPU memory during the
+ * setup), COAL_ERR_STATE (apply before setup). A failed setup frees what it built; the object
+ * stays usable. The library never prints. */
 typedef struct coal_amg_s *coal_amg;
 typedef enum { COAL_AMG_CHEBYSHEV = 0, COAL_AMG_L1_JACOBI = 1 } coal_amg_smoother;
 typedef enum { COAL_AMG_V_CYCLE = 0, COAL_AMG_W_CYCLE = 1 } coal_amg_cycle;
