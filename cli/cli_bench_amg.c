@@ -141,6 +141,60 @@ static int timed_setup(amg_bench *R, coal_mat A, amg_row *w, coal_amg *amg) {
   return rc;
 }
 
+/* A's values times f (exact for powers of two), uploaded by one product outside any timing. */
+static coal_status scale_values(coal_mat A, double f, coal_bvec x, coal_bvec y) {
+  int64_t n = 0, nnz = 0;
+  coal_mat_size(A, &n, NULL, &nnz);
+  double *v = malloc(sizeof *v * (size_t)(nnz + 1));
+  if (!v) return COAL_ERR_MEMORY;
+  coal_status st = coal_mat_get_csr(A, NULL, NULL, v);
+  for (int64_t p = 0; !st && p < nnz; p++) v[p] *= f;
+  if (!st) st = coal_mat_set_values(A, v);
+  free(v);
+  if (!st) st = coal_spmv(A, COAL_SPMV_CSR_VECTOR, 1.0, x, 0.0, y);
+  return st ? st : coal_ctx_sync(coal_mat_ctx(A));
+}
+
+/* The numeric-only re-setup (coal_amg_set_reuse, coal_amg_resetup) after new values on the same
+ * pattern, A times 2 and back by turns (exact: the same aggregates stay right), each upload
+ * outside the timing: median in ms of AMG_WARMUP + reps re-setups. A keeps its values. */
+static int timed_resetup(amg_bench *R, coal_mat A, amg_row *w) {
+  coal_ctx ctx = coal_mat_ctx(A);
+  coal_amg amg = NULL;
+  coal_bvec x = NULL, y = NULL;
+  coal_status st = COAL_SUCCESS;
+  double *t = malloc(sizeof *t * (size_t)R->b.reps);
+  int rc = t ? cli_amg_build(A, &R->amg, &amg) : cli_fail(NULL, COAL_ERR_MEMORY, "timings");
+  if (rc == CLI_OK && ((st = coal_amg_set_reuse(amg, 1)) || (st = coal_amg_setup(amg)) ||
+                       (st = coal_bvec_create(ctx, w->n, 1, COAL_F64, COAL_COL_MAJOR, 0, &x)) ||
+                       (st = coal_bvec_create(ctx, w->n, 1, COAL_F64, COAL_COL_MAJOR, 0, &y)) ||
+                       (st = coal_bvec_set_random(x, 1))))
+    rc = cli_fail(ctx, st, "AMG setup for re-setup");
+  int doubled = 0; /* A holds 2 A */
+  for (int64_t r = -AMG_WARMUP; rc == CLI_OK && r < R->b.reps; r++) {
+    if ((st = scale_values(A, doubled ? 0.5 : 2.0, x, y))) {
+      rc = cli_fail(ctx, st, "new values of %s", w->sp->name);
+      break;
+    }
+    doubled = !doubled;
+    double t0 = coal_now_seconds();
+    if ((st = coal_amg_resetup(amg))) rc = cli_fail(ctx, st, "AMG re-setup");
+    if (r >= 0) t[r] = 1e3 * (coal_now_seconds() - t0);
+  }
+  if (rc == CLI_OK && (st = coal_amg_get_info(amg, &w->resetup_info)))
+    rc = cli_fail(ctx, st, "AMG information");
+  if (rc == CLI_OK && !w->resetup_info.numeric_only)
+    rc = cli_fail(ctx, COAL_ERR_STATE, "the re-setup was not numeric-only");
+  if (rc == CLI_OK) w->resetup_ms = cli_median(t, R->b.reps);
+  if (doubled && scale_values(A, 0.5, x, y)) /* back */
+    rc = cli_fail(ctx, COAL_ERR_STATE, "restoring the values of %s", w->sp->name);
+  coal_bvec_destroy(&x);
+  coal_bvec_destroy(&y);
+  coal_amg_destroy(&amg);
+  free(t);
+  return rc;
+}
+
 /* LOBPCG+AMG for the AMG_EIG_NEV smallest to AMG_EIG_TOL: eig_reps runs, each with a new
  * eigensolver (the AMG setup included), median wall time. */
 static int timed_eigs(amg_bench *R, coal_mat A, amg_row *w) {
@@ -193,7 +247,7 @@ int amg_bench_matrix(amg_bench *R, const cli_spec *sp, int full, amg_row *w) {
   coal_status st;
   memset(w, 0, sizeof *w);
   w->sp = sp;
-  w->setup_ms = w->setup_min_ms = w->v1_ms = w->vk_ms = w->mem_ratio = NAN;
+  w->setup_ms = w->setup_min_ms = w->v1_ms = w->vk_ms = w->mem_ratio = w->resetup_ms = NAN;
   w->eig.err = NAN;
   if ((st = cli_spec_load(ctx, sp, COAL_F64, &A))) {
     cli_fail(ctx, st, "loading %s", sp->text);
@@ -232,6 +286,7 @@ int amg_bench_matrix(amg_bench *R, const cli_spec *sp, int full, amg_row *w) {
     if (isnan(w->v1_ms) || isnan(w->vk_ms)) status_add(w, "V-cycle failed");
   }
   coal_amg_destroy(&amg); /* the solves below build their own */
+  if (amg_ok && full && timed_resetup(R, A, w) != CLI_OK) status_add(w, "AMG re-setup failed");
   cli_solve_opts o;
   cli_solve_opts_default(&o);
   o.rtol = R->rtol, o.maxit = R->maxit, o.method = COAL_METHOD_CG, o.amg = R->amg;

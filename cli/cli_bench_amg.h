@@ -26,6 +26,8 @@ typedef struct {
   int have_info;
   coal_amg_info info;
   double setup_ms, setup_min_ms; /* AMG setup, median and minimum */
+  double resetup_ms;             /* numeric-only re-setup after new values (issue 33), median */
+  coal_amg_info resetup_info;    /* the last re-setup's phases */
   double v1_ms, vk_ms;           /* one V-cycle on 1 and on nrhs columns */
   double mem_ratio;              /* hierarchy bytes / A's CSR bytes */
   amg_solve_stat pcg, jac, bcg;  /* CG+AMG, CG+Jacobi (1 RHS), Block-CG+AMG (nrhs) */

@@ -29,6 +29,7 @@ static const char *const FIELDS[] = {"rows",
                                      "coarse_rows",
                                      "setup_ms",
                                      "setup_ms_min",
+                                     "resetup_ms",
                                      "vcycle_1_ms",
                                      "nrhs",
                                      "vcycle_nrhs_ms",
@@ -74,7 +75,8 @@ static void row_values(const amg_bench *R, const amg_row *w, double v[NFIELDS]) 
   *p++ = h ? in->operator_complexity : NAN, *p++ = h ? (double)in->hierarchy_bytes : NAN;
   *p++ = cli_amg_a_bytes(w->n, w->nnz), *p++ = w->mem_ratio;
   *p++ = h ? (double)in->rows[in->levels - 1] : NAN;
-  *p++ = w->setup_ms, *p++ = w->setup_min_ms, *p++ = w->v1_ms, *p++ = (double)R->nrhs;
+  *p++ = w->setup_ms, *p++ = w->setup_min_ms, *p++ = w->resetup_ms, *p++ = w->v1_ms;
+  *p++ = (double)R->nrhs;
   *p++ = w->vk_ms;
   p = put_solve(p, &w->pcg, 1, 0);
   p = put_solve(p, &w->jac, 0, 0);
@@ -148,6 +150,15 @@ static void print_full(const amg_bench *R, const amg_row *w) {
       printf("%s %s %.3f", p ? "," : "", coal_amg_phase_name((coal_amg_phase)p),
              1e3 * in->phase_seconds[p]);
     printf(" ms\n");
+  }
+  if (!isnan(w->resetup_ms)) {
+    const coal_amg_info *ri = &w->resetup_info;
+    printf("  %-13s %.3f ms median (%.2f of the setup), numeric only; phases of the last:",
+           "AMG re-setup", w->resetup_ms, w->resetup_ms / w->setup_ms);
+    for (int p = 0; p < COAL_AMG_NPHASES; p++)
+      printf("%s %s %.3f", p ? "," : "", coal_amg_phase_name((coal_amg_phase)p),
+             1e3 * ri->phase_seconds[p]);
+    printf(" ms; kept %.1f MB\n", (double)ri->reuse_bytes / 1e6);
   }
   if (!isnan(w->v1_ms))
     printf("  %-13s 1 RHS %.3f ms; %lld RHS %.3f ms (%.4f ms per RHS)\n", "V-cycle", w->v1_ms,

@@ -52,20 +52,22 @@ coal_status coal_amg_smoother_parse(const char *name, coal_amg_smoother *s) {
 }
 
 /* ---- the setup kernels of the context's backend -------------------------------------------- */
-/* Backend memory for the setup's arrays. */
-static coal_status setup_alloc(coal_amg amg, size_t bytes, void **p) {
+coal_status coal_amg_alloc(coal_amg amg, size_t bytes, void **p) {
   return coal_backend(amg->ctx)->mem.pool_alloc(amg->ctx, bytes > 0 ? bytes : 1, p);
 }
-static void setup_release(coal_amg amg, void *p) {
+void coal_amg_release(coal_amg amg, void *p) {
   if (p) coal_backend(amg->ctx)->mem.pool_release(amg->ctx, p);
 }
+#define setup_alloc   coal_amg_alloc
+#define setup_release coal_amg_release
 /* x = v on n doubles of backend memory (the backend's vector operation). */
 static coal_status lin_fill(coal_amg amg, int64_t n, double v, double *x) {
   return coal_backend(amg->ctx)->blas.vec_axpbypcz(amg->ctx, n, 0.0, NULL, 0.0, NULL, 0.0, x, v);
 }
 
 /* ---- object ------------------------------------------------------------------------------- */
-static void hierarchy_free(coal_amg amg) {
+void coal_amg_hierarchy_free(coal_amg amg) {
+  coal_amg_reuse_free(amg);
   coal_amg_blocks_free(amg);
   coal_amg_coarse_free(amg);
   if (amg->A64) amg->lev[0].A = NULL;
@@ -99,7 +101,7 @@ coal_status coal_amg_create(coal_mat A, coal_amg *out) {
 
 coal_status coal_amg_destroy(coal_amg *amg) {
   if (!amg || !*amg) return COAL_SUCCESS;
-  hierarchy_free(*amg);
+  coal_amg_hierarchy_free(*amg);
   coal_free(*amg);
   *amg = NULL;
   return COAL_SUCCESS;
@@ -158,17 +160,25 @@ coal_status coal_amg_set_tuning(coal_amg amg, double cheb_lo, double cheb_hi, in
   return COAL_SUCCESS;
 }
 
+coal_status coal_amg_set_reuse(coal_amg amg, int keep) {
+  if (!amg) return COAL_ERR_ARG;
+  if ((keep != 0) != amg->reuse) amg->reuse = keep != 0, amg->setup_done = 0;
+  return COAL_SUCCESS;
+}
+
 /* ---- setup -------------------------------------------------------------------------------- */
-static double tick(coal_amg amg) {
+double coal_amg_tick(coal_amg amg) {
   coal_ctx_sync(amg->ctx);
   return coal_now_seconds();
 }
+#define tick coal_amg_tick
 
-static void phase_add(coal_amg amg, coal_amg_phase p, double *t) {
+void coal_amg_phase_add(coal_amg amg, coal_amg_phase p, double *t) {
   const double now = tick(amg);
   amg->info.phase_seconds[p] += now - *t;
   *t = now;
 }
+#define phase_add coal_amg_phase_add
 
 static size_t csr_bytes(coal_mat M) {
   return M ? sizeof(int32_t) * ((size_t)M->nrows + 1 + (size_t)M->nnz) +
@@ -176,7 +186,7 @@ static size_t csr_bytes(coal_mat M) {
            : 0;
 }
 
-static coal_status check_matrix(coal_amg amg) {
+coal_status coal_amg_check_matrix(coal_amg amg) {
   coal_ctx ctx = amg->ctx;
   coal_mat A = amg->A;
   COAL_CHECK(ctx, A->nrows == A->ncols, COAL_ERR_ARG, "AMG needs a square matrix; A is %d x %d",
@@ -184,8 +194,8 @@ static coal_status check_matrix(coal_amg amg) {
   return coal_check_symmetric(A, "A");
 }
 
-/* Level l's CSR in backend memory (made current there first). */
-static coal_status level_csr(coal_mat A, const int32_t **rp, const int32_t **ci, const double **v) {
+coal_status coal_amg_level_csr(coal_mat A, const int32_t **rp, const int32_t **ci,
+                               const double **v) {
   void *vv = NULL;
   COAL_CALL(coal_backend(A->ctx)->mat.csr(A, rp, ci, &vv));
   *v = (const double *)vv;
@@ -226,7 +236,7 @@ static coal_status coarsen(coal_amg amg, int l, const double *diag, const double
   int32_t nagg = 0, m = 0;
   coal_status st;
   *stalled = 0;
-  COAL_CALL(level_csr(A, &arp, &aci, &av));
+  COAL_CALL(coal_amg_level_csr(A, &arp, &aci, &av));
   /* 2. strength */
   COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(int32_t) * ((size_t)n + 1), (void **)&srp), done);
   COAL_CALL_GOTO(st, ops->strength_count(ctx, n, arp, aci, av, diag, amg->theta, srp), done);
@@ -281,7 +291,10 @@ static coal_status coarsen(coal_amg amg, int l, const double *diag, const double
     /* 6. P = (I - omega D^-1 A_F) T over the pattern of A_F T, in place where the product
      * left it, and R = P^T made there too */
     COAL_CALL_GOTO(st, coal_spgemm_create(COAL_PRODUCT_AB, AF, T, &prod, &AT), done);
-    coal_spgemm_destroy(&prod);
+    if (amg->reuse)
+      L->smooth_prod = prod, prod = NULL;
+    else
+      coal_spgemm_destroy(&prod);
     const int32_t *prp = NULL, *pci = NULL;
     void *pv = NULL;
     COAL_CALL_GOTO(st, coal_backend(ctx)->mat.csr(AT, &prp, &pci, &pv), done);
@@ -299,10 +312,17 @@ static coal_status coarsen(coal_amg amg, int l, const double *diag, const double
                  coal_spgemm_create_algo(COAL_PRODUCT_PTAP, A, L->P,
                                          (coal_spgemm_algo)L->galerkin_algo, &prod, &Ac),
                  done);
-  coal_spgemm_destroy(&prod);
   amg->lev[l + 1].A = Ac;
   amg->nlevels = l + 2;
-  setup_release(amg, *b);
+  if (amg->reuse) { /* what the numeric-only re-setup needs */
+    L->galerkin_prod = prod, prod = NULL;
+    L->AF = AF, AF = NULL, L->T = T, T = NULL;
+    L->srp = srp, srp = NULL, L->sci = sci, sci = NULL, L->agg = agg, agg = NULL;
+    L->b = *b;
+  } else {
+    coal_spgemm_destroy(&prod);
+    setup_release(amg, *b);
+  }
   *b = bc, bc = NULL; /* the next level's near-nullspace */
   phase_add(amg, COAL_AMG_PHASE_GALERKIN, t);
 done:
@@ -314,6 +334,20 @@ done:
                  bc,  trp, tci,  tval,  frp, fci, fval};
   for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) setup_release(amg, tmp[i]);
   return st;
+}
+
+coal_status coal_amg_bad_diagonal(coal_amg amg, int l, const double *jd, int64_t bad) {
+  coal_ctx ctx = amg->ctx;
+  double d = 0.0;
+  COAL_CALL(coal_backend(ctx)->mem.download(ctx, &d, jd + bad, sizeof(double)));
+  return l == 0 ? COAL_ERROR(ctx, COAL_ERR_NOT_SPD,
+                             "AMG: diagonal entry %lld of A is %g; an SPD matrix has a positive "
+                             "diagonal",
+                             (long long)bad + 1, d)
+                : COAL_ERROR(ctx, COAL_ERR_NOT_SPD,
+                             "AMG: diagonal entry %lld of the level-%d matrix is %g (A is not "
+                             "positive semi-definite)",
+                             (long long)bad + 1, l, d);
 }
 
 /* Level l (its matrix made): diagonal checks, the coarsening step unless it is the coarsest, the
@@ -330,22 +364,13 @@ static coal_status level_setup(coal_amg amg, int l, double **b, double *scratch,
   double *diag = NULL, *jd = NULL;
   int64_t bad = -1;
   coal_status st;
-  COAL_CALL(level_csr(A, &arp, &aci, &av));
+  COAL_CALL(coal_amg_level_csr(A, &arp, &aci, &av));
   COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(double) * (size_t)n, (void **)&diag), done);
   COAL_CALL_GOTO(st, setup_alloc(amg, sizeof(double) * (size_t)n, (void **)&jd), done);
   COAL_CALL_GOTO(st, ops->diagonal(ctx, n, arp, aci, av, diag), done);
   COAL_CALL_GOTO(st, ops->dinv(ctx, n, arp, aci, av, 0, jd, &bad), done);
   if (bad >= 0) {
-    double d = 0.0;
-    COAL_CALL_GOTO(st, coal_backend(ctx)->mem.download(ctx, &d, jd + bad, sizeof(double)), done);
-    st = l == 0 ? COAL_ERROR(ctx, COAL_ERR_NOT_SPD,
-                             "AMG: diagonal entry %lld of A is %g; an SPD matrix has a positive "
-                             "diagonal",
-                             (long long)bad + 1, d)
-                : COAL_ERROR(ctx, COAL_ERR_NOT_SPD,
-                             "AMG: diagonal entry %lld of the level-%d matrix is %g (A is not "
-                             "positive semi-definite)",
-                             (long long)bad + 1, l, d);
+    st = coal_amg_bad_diagonal(amg, l, jd, bad);
     goto done;
   }
   phase_add(amg, COAL_AMG_PHASE_STRENGTH, t);
@@ -376,7 +401,7 @@ done:
   return st;
 }
 
-static void fill_info(coal_amg amg) {
+void coal_amg_fill_info(coal_amg amg) {
   coal_amg_info *in = &amg->info;
   in->levels = amg->nlevels;
   double rows = 0, nnz = 0;
@@ -402,11 +427,11 @@ static void fill_info(coal_amg amg) {
 
 coal_status coal_amg_setup(coal_amg amg) {
   if (!amg) return COAL_ERR_ARG;
-  hierarchy_free(amg);
+  coal_amg_hierarchy_free(amg);
   memset(&amg->info, 0, sizeof amg->info);
   const double t0 = tick(amg);
   double t = t0, *scratch = NULL, *b = NULL;
-  coal_status st = check_matrix(amg);
+  coal_status st = coal_amg_check_matrix(amg);
   if (st) return st;
   phase_add(amg, COAL_AMG_PHASE_CHECK, &t);
   /* the hierarchy is fp64: an fp32 A's level 0 is its fp64 copy */
@@ -429,7 +454,8 @@ coal_status coal_amg_setup(coal_amg amg) {
   }
   COAL_CALL_GOTO(st, coal_amg_blocks_alloc(amg, amg->kwant), fail);
   phase_add(amg, COAL_AMG_PHASE_OTHER, &t);
-  fill_info(amg);
+  coal_amg_fill_info(amg);
+  amg->info.reuse_bytes = coal_amg_reuse_bytes(amg);
   amg->info.setup_seconds = tick(amg) - t0;
   amg->a_state = amg->A->state;
   amg->setup_done = 1;
@@ -437,7 +463,7 @@ coal_status coal_amg_setup(coal_amg amg) {
 fail:
   setup_release(amg, scratch);
   setup_release(amg, b);
-  hierarchy_free(amg);
+  coal_amg_hierarchy_free(amg);
   return st;
 }
 
@@ -506,7 +532,7 @@ coal_status coal_amg_apply(coal_amg amg, coal_bvec R, coal_bvec Z) {
 
 coal_status coal_amg_pc_setup(coal_mat A, coal_amg *amg, uint64_t *state) {
   if (!*amg) COAL_CALL(coal_amg_create(A, amg));
-  COAL_CALL(coal_amg_setup(*amg));
+  COAL_CALL(coal_amg_resetup(*amg)); /* a full setup unless coal_amg_set_reuse */
   *state = A->state;
   return COAL_SUCCESS;
 }

@@ -42,8 +42,8 @@ static coal_status upload_factor(coal_amg amg, int n) {
   coal_ctx ctx = amg->ctx;
   const coal_mem_ops *mem = &coal_backend(ctx)->mem;
   const size_t fb = sizeof(double) * (size_t)n * (size_t)n, pb = sizeof(int32_t) * (size_t)n;
-  COAL_CALL(mem->alloc(ctx, fb, (void **)&amg->fac_b));
-  COAL_CALL(mem->alloc(ctx, pb, (void **)&amg->perm_b));
+  if (!amg->fac_b) COAL_CALL(mem->alloc(ctx, fb, (void **)&amg->fac_b));
+  if (!amg->perm_b) COAL_CALL(mem->alloc(ctx, pb, (void **)&amg->perm_b));
   COAL_CALL(mem->upload(ctx, amg->fac_b, amg->fac, fb));
   return mem->upload(ctx, amg->perm_b, amg->perm, pb);
 }
@@ -61,13 +61,18 @@ static void fill_dense(coal_mat Ac, double *F) {
 coal_status coal_amg_coarse_factor(coal_amg amg, coal_mat Ac) {
   coal_ctx ctx = amg->ctx;
   const int n = Ac->nrows;
-  coal_amg_coarse_free(amg);
+  /* a numeric re-setup refactors a coarsest matrix of the same size into the same buffers (the
+   * host and backend copies of the factor, the permutation, the solve's work) */
+  const int again = amg->fac && amg->direct && amg->nc == n;
+  if (!again) coal_amg_coarse_free(amg);
   COAL_CALL(coal_mat_host(Ac));
   coal_status st;
   double *work = NULL;
-  COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(double) * (size_t)n * (size_t)n, (void **)&amg->fac),
-                 fail);
-  COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int) * (size_t)n, (void **)&amg->perm), fail);
+  if (!again) {
+    COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(double) * (size_t)n * (size_t)n, (void **)&amg->fac),
+                   fail);
+    COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int) * (size_t)n, (void **)&amg->perm), fail);
+  }
   COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(double) * 2 * (size_t)n, (void **)&work), fail);
   fill_dense(Ac, amg->fac);
   double dmax = 0.0;

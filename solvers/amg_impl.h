@@ -37,6 +37,15 @@ typedef struct {
   int galerkin_algo;        /* the SpGEMM algorithm of the product that made the next level */
   double *blk[AMG_NBLK];    /* backend, n x kcap each (level 0: B and X only for layout copies) */
   coal_bvec view[AMG_NBLK]; /* views over blk, repointed at every apply (no allocation) */
+  /* kept for the numeric-only re-setup (coal_amg_set_reuse; NULL otherwise and on the coarsest
+   * level): the strong graph, the aggregates and T depend on the values only through the
+   * strength test, which the re-setup does not repeat */
+  coal_mat AF, T;            /* filtered matrix (its pattern is the strong graph's + diagonal) */
+  int32_t *srp, *sci;        /* backend: the strong graph (n + 1, m), the filter's input */
+  int32_t *agg;              /* backend, n: aggregate of each row */
+  double *b;                 /* backend, n: the level's near-nullspace vector */
+  coal_spgemm smooth_prod;   /* A_F T, whose result is P (smoothed in place) */
+  coal_spgemm galerkin_prod; /* P^T A P, whose result is level l+1's A */
 } coal_amg_level;
 
 struct coal_amg_s {
@@ -52,6 +61,7 @@ struct coal_amg_s {
   coal_amg_cycle cycle;
   double cheb_lo, cheb_hi; /* COAL_AMG_CHEB_LO / _HI unless tuned */
   int lanczos_steps;       /* COAL_AMG_LANCZOS_STEPS unless tuned */
+  int reuse;               /* keep what coal_amg_resetup needs (coal_amg_set_reuse) */
   /* hierarchy */
   int setup_done;
   uint64_t a_state; /* A->state at setup */
@@ -73,6 +83,31 @@ struct coal_amg_s {
 /* Measurement hook (bench/amg_probe.c, tests): the Chebyshev interval factors and the Lanczos
  * steps (1..64); values <= 0 keep the current ones. Takes effect at the next setup. */
 coal_status coal_amg_set_tuning(coal_amg amg, double cheb_lo, double cheb_hi, int lanczos_steps);
+
+/* ---- amg.c, shared with amg_resetup.c ------------------------------------------------------ */
+/* Synchronised wall clock; adds the time since *t to phase p and moves *t. */
+double coal_amg_tick(coal_amg amg);
+void coal_amg_phase_add(coal_amg amg, coal_amg_phase p, double *t);
+/* A square and symmetric (to 1e-12 relative). */
+coal_status coal_amg_check_matrix(coal_amg amg);
+/* Level l's CSR in backend memory (made current there first). */
+coal_status coal_amg_level_csr(coal_mat A, const int32_t **rp, const int32_t **ci,
+                               const double **v);
+/* The per-level figures of coal_amg_info from the hierarchy. */
+void coal_amg_fill_info(coal_amg amg);
+/* Backend (pool) memory for the setup's arrays, and its release (NULL is a no-op). */
+coal_status coal_amg_alloc(coal_amg amg, size_t bytes, void **p);
+void coal_amg_release(coal_amg amg, void *p);
+/* Frees the hierarchy (levels, products kept for re-setup, coarse factor, blocks). */
+void coal_amg_hierarchy_free(coal_amg amg);
+/* The diagonal-check error for row `bad` of level l (its 1/a_ii slot holds a_ii). */
+coal_status coal_amg_bad_diagonal(coal_amg amg, int l, const double *jd, int64_t bad);
+
+/* ---- amg_resetup.c ------------------------------------------------------------------------ */
+/* Frees what the numeric-only re-setup keeps on every level. */
+void coal_amg_reuse_free(coal_amg amg);
+/* Bytes kept for it (strong graphs, aggregates, b, T, A_F; not the products' symbolic state). */
+size_t coal_amg_reuse_bytes(const coal_amg amg);
 
 /* ---- amg_cycle.c -------------------------------------------------------------------------- */
 /* The cycle on k columns: B and X are views (row-major tight, backend) of level 0's right-hand

@@ -85,6 +85,10 @@ typedef struct coal_mat_ops {
    * A->state is bumped (coal_mat_invalidate on the host, coal_mat_device_values_changed on a
    * device). */
   void (*values_changed)(coal_mat A);
+  /* The first stored off-diagonal entry (*row, *col, 0-based; row order) of a square A (fp64 or
+   * fp32) whose mirror is not stored or differs by more than tol * max(|a_ij|, |a_ji|); -1, -1
+   * when A is symmetric to tol. Reads the backend's copy (made current first); synchronous. */
+  coal_status (*asymmetry)(coal_mat A, double tol, int64_t *row, int64_t *col);
 } coal_mat_ops;
 
 /* ---- kernel selection for COAL_SPMV_AUTO / COAL_SPMM_AUTO --------------------------------- *

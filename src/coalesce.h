@@ -402,6 +402,10 @@ typedef struct {
   /* the SpGEMM algorithm of the Galerkin product that built level l+1 (COAL_SPGEMM_ROWS or
    * COAL_SPGEMM_TILE; 0 on the coarsest level) */
   int galerkin_algo[COAL_AMG_MAX_LEVELS];
+  int numeric_only;   /* 1: the last setup was coal_amg_resetup's numeric-only one */
+  size_t reuse_bytes; /* what the numeric-only re-setup keeps besides the hierarchy (0 unless
+                         coal_amg_set_reuse): strong graphs, aggregates, T, A_F, the products'
+                         symbolic state is not counted */
 } coal_amg_info;
 
 const char *coal_amg_phase_name(coal_amg_phase p);
@@ -409,10 +413,10 @@ const char *coal_amg_smoother_name(coal_amg_smoother s);
 /* Parses "chebyshev" / "l1-jacobi". */
 coal_status coal_amg_smoother_parse(const char *name, coal_amg_smoother *s);
 
-/* A must outlive the object (and keep its values: after coal_mat_set_values, set up again). A
- * square, symmetric matrix with a positive diagonal, fp64 or fp32 (an fp32 A gets an fp64
- * hierarchy, built from an fp64 copy of A that the object keeps). The setup runs on A's backend
- * (every step on the GPU for a CUDA context). The blocks of apply are fp64. */
+/* A must outlive the object (and keep its values: after coal_mat_set_values, coal_amg_setup or
+ * coal_amg_resetup again). A square, symmetric matrix with a positive diagonal, fp64 or fp32 (an
+ * fp32 A gets an fp64 hierarchy, built from an fp64 copy of A that the object keeps). The setup
+ * runs on A's backend (every step on the GPU for a CUDA context). The blocks of apply are fp64. */
 coal_status coal_amg_create(coal_mat A, coal_amg *amg);
 coal_status coal_amg_destroy(coal_amg *amg);
 /* Strength threshold, 0 <= theta < 1 (default COAL_AMG_DEFAULT_THETA). */
@@ -427,6 +431,18 @@ coal_status coal_amg_set_max_levels(coal_amg amg, int max_levels);
 coal_status coal_amg_set_cycle(coal_amg amg, coal_amg_cycle c); /* default V */
 /* Builds the hierarchy (again, from A's current values, when called a second time). */
 coal_status coal_amg_setup(coal_amg amg);
+/* Keep (keep = 1) what a numeric-only re-setup needs: per level the strong graph, the
+ * aggregates, the near-nullspace vector, T, the filtered matrix A_F and the two product objects
+ * (A_F T and P^T A P, with their symbolic state). Default 0. Takes effect at the next setup. */
+coal_status coal_amg_set_reuse(coal_amg amg, int keep);
+/* After new values of A on the same pattern (coal_mat_set_values): recomputes the diagonals,
+ * the spectral estimates, A_F's and P's values, R, every P^T A P numerically and the coarse
+ * factor, on the aggregates and patterns of the last full setup (whose strength test is not
+ * repeated). Allocates only the setup's scratch vectors (from the backend's pool) and moves no
+ * O(n) data across the bus (an fp32 A: its fp64 copy's values are converted on the host).
+ * Without a kept state (coal_amg_set_reuse(amg, 0), or no setup yet) it is coal_amg_setup.
+ * Errors as coal_amg_setup's; after an error the hierarchy is freed (set up again). */
+coal_status coal_amg_resetup(coal_amg amg);
 /* Z = B R: one cycle with a zero initial guess on R (n x k, any k >= 0, any layout; Z n x k,
  * not overlapping R). The cycle's blocks are allocated by setup for the block width of the
  * last coal_amg_reserve (1 by default); a wider R grows them once. */

@@ -137,6 +137,9 @@ coal_status coal_mat_host(coal_mat A);
  * state++. The writes must be ordered before later work on the context's stream. Does nothing
  * on a matrix without a device copy. */
 void coal_mat_device_values_changed(coal_mat A);
+/* mat.asymmetry's twins (kernels/host/mat_symmetry.c, kernels/cuda/mat_symmetry.cu). */
+coal_status coal_mat_asymmetry_host(coal_mat A, double tol, int64_t *row, int64_t *col);
+coal_status coal_mat_asymmetry_cuda(coal_mat A, double tol, int64_t *row, int64_t *col);
 
 /* ---- derived formats: one cache per matrix ---------------------------------------------- *
  * Kernels hang what they derive from a matrix (a format, a schedule, a workspace, a setting of

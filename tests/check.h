@@ -42,6 +42,25 @@ static int check_pass_ = 0, check_fail_ = 0;
           coal_status_string(code), (ctx) ? coal_ctx_last_error(ctx) : "");                        \
   } while (0)
 
+/* The suite's context: a CUDA one when the file is built with TEST_CUDA (without a GPU: prints
+ * "skipped" and returns 77, meson's skip status), else a host one. 0, or the exit status. */
+static inline int check_context(coal_ctx *ctx) {
+#ifdef TEST_CUDA
+  if (!coal_cuda_available()) {
+    printf("no GPU: skipped\n");
+    return 77;
+  }
+  const coal_backend be = COAL_BACKEND_CUDA;
+#else
+  const coal_backend be = COAL_BACKEND_HOST;
+#endif
+  if (coal_ctx_create(be, ctx) != COAL_SUCCESS) {
+    fprintf(stderr, "no %s context\n", coal_backend_name(be));
+    return 1;
+  }
+  return 0;
+}
+
 static inline int check_finish(void) {
   printf("%d passed, %d failed\n", check_pass_, check_fail_);
   return check_fail_ ? 1 : 0;

@@ -1335,20 +1335,10 @@ static void test_device_oom(void) {
 #endif
 
 int main(void) {
-#ifdef TEST_CUDA
-  /* the whole suite on a CUDA context; the kernel tests add the twin comparisons */
-  if (!coal_cuda_available()) {
-    printf("no GPU: skipped\n");
-    return 77;
-  }
-  const coal_backend be = COAL_BACKEND_CUDA;
-#else
-  const coal_backend be = COAL_BACKEND_HOST;
-#endif
-  if (coal_ctx_create(be, &ctx) != COAL_SUCCESS) {
-    fprintf(stderr, "no %s context\n", coal_backend_name(be));
-    return 1;
-  }
+  /* the whole suite on a CUDA context under TEST_CUDA; the kernel tests add the twin
+   * comparisons */
+  const int rc = check_context(&ctx);
+  if (rc) return rc;
   test_kernels();
   test_hierarchy();
   test_cycle();

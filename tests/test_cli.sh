@@ -447,6 +447,7 @@ run bench-amg 0 "$BIN" bench amg lap3d:12 lap2d:24 --reps 1 --nrhs 4 --no-eigs -
 expect bench-amg "$tmp/out" '^coalesce bench amg: theta 0\.02, .*4 RHS for Block-CG'
 expect bench-amg "$tmp/out" '^== lap3d:12: 1728 rows, 11232 nonzeros'
 expect bench-amg "$tmp/out" '^  AMG setup +[0-9.]+ ms median'
+expect bench-amg "$tmp/out" '^  AMG re-setup +[0-9.]+ ms median \([0-9.]+ of the setup\), numeric only;'
 expect bench-amg "$tmp/out" '^  V-cycle +1 RHS [0-9.]+ ms; 4 RHS [0-9.]+ ms'
 expect bench-amg "$tmp/out" '^  PCG\+AMG +[0-9]+ iterations, solve [0-9.]+ ms after setup'
 expect bench-amg "$tmp/out" '^  CG\+Jacobi +[0-9]+ iterations'
@@ -455,7 +456,7 @@ expect bench-amg "$tmp/out" '^  AMG setup, 7-point 128\^3 +<= 10 ms not in this 
 if grep -Eq '^  LOBPCG\+AMG +16 smallest to 1e-06:' "$tmp/out"; then bad "bench amg --no-eigs ran LOBPCG"; else ok; fi
 if [ "$(grep -Ec '^  status +ok$' "$tmp/out")" -eq 2 ]; then ok; else bad "bench amg: not 2 rows ok"; fi
 if [ -f "$acsv" ]; then
-  expect bench-amg-csv "$acsv" '^matrix,set,backend,device,rows,nnz,levels,grid_complexity,op_complexity,hierarchy_bytes,a_bytes,memory_ratio,coarse_rows,setup_ms,setup_ms_min,vcycle_1_ms,nrhs,vcycle_nrhs_ms,pcg_amg_its,pcg_amg_converged,'
+  expect bench-amg-csv "$acsv" '^matrix,set,backend,device,rows,nnz,levels,grid_complexity,op_complexity,hierarchy_bytes,a_bytes,memory_ratio,coarse_rows,setup_ms,setup_ms_min,resetup_ms,vcycle_1_ms,nrhs,vcycle_nrhs_ms,pcg_amg_its,pcg_amg_converged,'
   expect bench-amg-csv "$acsv" ',winner,status$'
   expect bench-amg-csv "$acsv" '^"lap3d:12",list,host,"host CPU",1728,11232,[0-9]+,'
   expect bench-amg-csv "$acsv" '^"lap2d:24",list,host,"host CPU",576,2784,'

@@ -35,6 +35,7 @@ const coal_backend_ops coal_backend_cuda = {
             .wrap = coal_mat_wrap_cuda,
             .csr = coal_mat_csr_cuda,
             .values_changed = coal_mat_device_values_changed,
+            .asymmetry = coal_mat_asymmetry_cuda,
         },
     .select =
         {

@@ -92,6 +92,7 @@ const coal_backend_ops coal_backend_host = {
             .wrap = host_mat_wrap,
             .csr = host_mat_csr,
             .values_changed = coal_mat_invalidate,
+            .asymmetry = coal_mat_asymmetry_host,
         },
     .select =
         {
