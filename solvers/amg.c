@@ -22,8 +22,9 @@
  *   7. A_c = P^T A P by the SpGEMM front end's PtAP (coal_spgemm_create_algo, PTAP), the next
  *      level: TILE when A_c has at most the backend's select.ptap_tile_rows rows (the GPU's
  *      rule; the host never), else ROWS.
- * The product objects are released once their result is taken (a numeric-only re-setup would
- * keep them: not done yet). The coarsest level gets the dense factor (amg_coarse.c) when it has
+ * The product objects are released once their result is taken, unless coal_amg_set_reuse asked
+ * to keep them with the strong graph, aggregates, b, T and A_F for coal_amg_resetup
+ * (amg_resetup.c). The coarsest level gets the dense factor (amg_coarse.c) when it has
  * at most COAL_AMG_DENSE_MAX rows. Every level that is smoothed keeps the smoother's inverse
  * diagonal (1/a_ii for Chebyshev, 1/sum_j |a_ij| for l1-Jacobi) in backend memory, and its rho
  * for Chebyshev. */

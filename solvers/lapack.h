@@ -25,4 +25,8 @@ int coal_lapack_potrf(int n, double *A, int lda);
  * work: 2 n doubles. Returns info (1: rank deficient, which is not an error here). */
 int coal_lapack_pstrf(int n, double *A, int lda, int *piv, int *rank, double tol, double *work);
 
+/* Threads of the BLAS/LAPACK in use (OpenBLAS's count; 1 where it cannot be asked): problems of
+ * order at most 512 run on one thread whatever this is, and leave it as it was. */
+int coal_lapack_threads(void);
+
 #endif

@@ -4,6 +4,7 @@
  * columns in its span, on blocks with exactly dependent, zero and nearly dependent columns. */
 #include "check.h"
 #include "dense.h"
+#include "lapack.h"
 
 #include <stdint.h>
 
@@ -163,8 +164,48 @@ static void test_orth_factor(void) {
         "an infinite diagonal not refused");
 }
 
+/* The generalised eigenproblem of the Rayleigh-Ritz step (order 60, LOBPCG's with a block of
+ * 20): residuals ||A c - lambda B c|| and B-orthonormality in long double; the BLAS thread
+ * count the same before and after (small problems run on one thread and restore it). */
+static void test_sygv(void) {
+  enum { M = 60 };
+  static double A[M * M], B[M * M], A0[M * M], B0[M * M], W[M * M], C[M * M], w[M];
+  for (int i = 0; i < M * M; i++) W[i] = urand();
+  gram(M, M, W, B0);
+  for (int i = 0; i < M; i++) B0[i * M + i] += M; /* SPD, well conditioned */
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j <= i; j++) A0[i * M + j] = A0[j * M + i] = urand();
+  memcpy(A, A0, sizeof A), memcpy(B, B0, sizeof B);
+  const int threads = coal_lapack_threads();
+  double *work = malloc(sizeof(double) * coal_lapack_sygv_dwork(M));
+  int *iwork = malloc(sizeof(int) * coal_lapack_sygv_iwork(M));
+  const int info = coal_lapack_sygv(M, A, B, w, C, work, iwork);
+  CHECK(info == 0, "dsygvd info %d", info);
+  CHECK(coal_lapack_threads() == threads, "BLAS threads %d before, %d after", threads,
+        coal_lapack_threads());
+  long double worst = 0, orth = 0;
+  for (int j = 0; j < M; j++) {
+    for (int i = 0; i < M; i++) {
+      long double r = 0;
+      for (int k = 0; k < M; k++)
+        r += ((long double)A0[i * M + k] - (long double)w[j] * B0[i * M + k]) * C[k * M + j];
+      worst = fmaxl(worst, fabsl(r));
+    }
+    for (int l = 0; l < M; l++) {
+      long double s = 0;
+      for (int i = 0; i < M; i++)
+        for (int k = 0; k < M; k++) s += (long double)C[i * M + j] * B0[i * M + k] * C[k * M + l];
+      orth = fmaxl(orth, fabsl(s - (j == l)));
+    }
+  }
+  CHECK(worst < 1e-10 && orth < 1e-10, "dsygvd: residual %Lg, B-orthonormality %Lg", worst, orth);
+  CHECK(w[0] <= w[M - 1], "eigenvalues not ascending");
+  free(work), free(iwork);
+}
+
 int main(void) {
   test_cholesky();
   test_orth_factor();
+  test_sygv();
   return check_finish();
 }
