@@ -1,8 +1,10 @@
 /* PC type swiftamg: coalesce's smoothed-aggregation AMG (coal_amg) as a PETSc preconditioner,
  * one cycle per PCApply. The operator is the PC's Pmat on one rank: a seqaijswift matrix lends
  * its coalesce copy, any other seqaij matrix is copied once per nonzero pattern (values
- * refreshed in place). Several ranks: as the sub-PC of block Jacobi. Every PCSetUp after a
- * change of the operator runs the whole AMG setup again (no numeric-only re-setup yet). */
+ * refreshed in place). Several ranks: as the sub-PC of block Jacobi. A PCSetUp after new values
+ * on the same nonzero pattern runs the numeric-only re-setup (coal_amg_resetup: the aggregates
+ * and the products' structure of the first setup kept; -pc_swiftamg_reuse false: a full setup
+ * every time); a new pattern, matrix or type builds the hierarchy anew. */
 #include "swift_impl.h"
 
 #include <petsc/private/pcimpl.h>
@@ -11,6 +13,7 @@ typedef struct {
   /* options */
   PetscReal theta;
   PetscInt smoother, degree, coarse_size, max_levels, cycle;
+  PetscBool reuse; /* numeric-only re-setup after new values on the same pattern */
   /* the operator */
   Mat pmat;                 /* the Pmat the hierarchy was built for (a reference) */
   PetscObjectState nzstate; /* its nonzero state when own was built */
@@ -58,6 +61,10 @@ static PetscErrorCode PCSetFromOptions_SwiftAMG(PC pc, PetscOptionItems *PetscOp
                             d->max_levels, &d->max_levels, NULL));
   PetscCall(PetscOptionsEList("-pc_swiftamg_cycle", "cycle", NULL, cycle_names, 2,
                               cycle_names[d->cycle], &d->cycle, NULL));
+  PetscCall(PetscOptionsBool("-pc_swiftamg_reuse",
+                             "numeric-only re-setup (aggregates kept) after new values on the "
+                             "same nonzero pattern",
+                             NULL, d->reuse, &d->reuse, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(0);
 }
@@ -130,8 +137,11 @@ static PetscErrorCode PCSetUp_SwiftAMG(PC pc) {
   SWIFT_CALL(ctx, coal_amg_set_coarse_size(d->amg, (int64_t)d->coarse_size));
   SWIFT_CALL(ctx, coal_amg_set_max_levels(d->amg, (int)d->max_levels));
   SWIFT_CALL(ctx, coal_amg_set_cycle(d->amg, (coal_amg_cycle)d->cycle));
+  SWIFT_CALL(ctx, coal_amg_set_reuse(d->amg, d->reuse ? 1 : 0));
   PetscCall(PetscLogEventBegin(coal_swift_ev.amg_setup, pc, 0, 0, 0));
-  SWIFT_CALL(ctx, coal_amg_setup(d->amg));
+  /* an unchanged option keeps the hierarchy: new values on it are a numeric-only re-setup
+   * (a full setup where there is none yet, reuse is off or an option changed) */
+  SWIFT_CALL(ctx, coal_amg_resetup(d->amg));
   PetscCall(PetscLogEventEnd(coal_swift_ev.amg_setup, pc, 0, 0, 0));
   PetscFunctionReturn(0);
 }
@@ -214,9 +224,10 @@ static PetscErrorCode PCView_SwiftAMG(PC pc, PetscViewer v) {
   PetscCall(PetscViewerASCIIPrintf(
       v,
       "backend %s, %s operator; %d levels, grid complexity %.3f, operator complexity %.3f, "
-      "setup %.4g s\n",
+      "%s %.4g s\n",
       coal_backend_name(coal_ctx_backend(d->ctx)), d->own ? "copied seqaij" : "seqaijswift",
-      info.levels, info.grid_complexity, info.operator_complexity, info.setup_seconds));
+      info.levels, info.grid_complexity, info.operator_complexity,
+      info.numeric_only ? "numeric-only re-setup" : "setup", info.setup_seconds));
   for (int l = 0; l < info.levels; l++)
     PetscCall(PetscViewerASCIIPrintf(
         v, "level %d: %lld rows, %lld nonzeros (%.1f per row)%s\n", l, (long long)info.rows[l],
@@ -234,6 +245,7 @@ PetscErrorCode PCCreate_SwiftAMG(PC pc) {
   d->smoother = COAL_AMG_CHEBYSHEV, d->degree = 2;
   d->coarse_size = COAL_AMG_DEFAULT_COARSE, d->max_levels = COAL_AMG_MAX_LEVELS;
   d->cycle = COAL_AMG_V_CYCLE;
+  d->reuse = PETSC_TRUE;
   pc->data = d;
   pc->ops->setup = PCSetUp_SwiftAMG;
   pc->ops->apply = PCApply_SwiftAMG;

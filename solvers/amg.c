@@ -112,7 +112,7 @@ coal_status coal_amg_set_theta(coal_amg amg, double theta) {
   if (!amg) return COAL_ERR_ARG;
   COAL_CHECK(amg->ctx, theta >= 0.0 && theta < 1.0, COAL_ERR_ARG,
              "AMG strength threshold %g outside [0, 1)", theta);
-  amg->theta = theta, amg->setup_done = 0;
+  if (theta != amg->theta) amg->theta = theta, amg->setup_done = 0;
   return COAL_SUCCESS;
 }
 
@@ -122,7 +122,8 @@ coal_status coal_amg_set_smoother(coal_amg amg, coal_amg_smoother s, int degree)
              "unknown AMG smoother %d", (int)s);
   COAL_CHECK(amg->ctx, degree >= 1 && degree <= 16, COAL_ERR_ARG,
              "AMG smoother degree %d outside 1..16", degree);
-  amg->smoother = s, amg->degree = degree, amg->setup_done = 0;
+  if (s != amg->smoother || degree != amg->degree) /* a new hierarchy (its diagonals, rho) */
+    amg->smoother = s, amg->degree = degree, amg->setup_done = 0;
   return COAL_SUCCESS;
 }
 
@@ -130,7 +131,7 @@ coal_status coal_amg_set_coarse_size(coal_amg amg, int64_t coarse_size) {
   if (!amg) return COAL_ERR_ARG;
   COAL_CHECK(amg->ctx, coarse_size >= 1, COAL_ERR_ARG, "AMG coarse size %lld below 1",
              (long long)coarse_size);
-  amg->coarse_size = coarse_size, amg->setup_done = 0;
+  if (coarse_size != amg->coarse_size) amg->coarse_size = coarse_size, amg->setup_done = 0;
   return COAL_SUCCESS;
 }
 
@@ -138,7 +139,7 @@ coal_status coal_amg_set_max_levels(coal_amg amg, int max_levels) {
   if (!amg) return COAL_ERR_ARG;
   COAL_CHECK(amg->ctx, max_levels >= 1 && max_levels <= COAL_AMG_MAX_LEVELS, COAL_ERR_ARG,
              "AMG max levels %d outside 1..%d", max_levels, COAL_AMG_MAX_LEVELS);
-  amg->max_levels = max_levels, amg->setup_done = 0;
+  if (max_levels != amg->max_levels) amg->max_levels = max_levels, amg->setup_done = 0;
   return COAL_SUCCESS;
 }
 

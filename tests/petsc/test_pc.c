@@ -1,16 +1,17 @@
 /* PC type swiftamg (coalesce's smoothed-aggregation AMG) driven through PETSc's PC and KSP, on
  * seqaij and seqaijswift matrices: CG converges in far fewer iterations than with Jacobi; after
- * new values (MatScale), after a new nonzero pattern, with another Pmat of the same nonzero state
- * and after a change of type in place, PCSetUp gives exactly the cycle of a PC built afresh on
- * that matrix (a stale hierarchy or copy fails);
- * PCMatApply and KSPMatSolve (preonly) equal PCApply column by column; seqswift vectors give
- * PCApply's result (and a norm of the result cached before the apply is not reused); a
- * non-symmetric matrix and a bad option value fail with PETSc errors. */
+ * new values (MatScale: a numeric-only re-setup), after a new nonzero pattern, with another Pmat of
+ * the same nonzero state and after a change of type in place, PCSetUp gives exactly the cycle of a
+ * PC built afresh on that matrix (a stale hierarchy or copy fails); PCMatApply and KSPMatSolve
+ * (preonly) equal PCApply column by column; seqswift vectors give PCApply's result (and a norm of
+ * the result cached before the apply is not reused); a non-symmetric matrix and a bad option value
+ * fail with PETSc errors. */
 #include <math.h>
 #include <petscksp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "coalesce_petsc.h"
 #include "petsc_check.h"
@@ -103,13 +104,33 @@ static PetscErrorCode run(PetscBool swift) {
   PetscCall(VecNorm(z, NORM_INFINITY, &d));
   EXPECT(d > 0 && d == d, "%s: PCApply gives |z| = %g", t, (double)d);
 
-  /* new values: the cycle of a fresh hierarchy, which is the old one halved */
+  /* new values: the cycle of a fresh hierarchy, which is the old one halved; the PC re-set up
+   * numerically (PCView says so), which on values scaled by 2 gives the fresh bits */
   PetscCall(MatScale(A, 2.0));
   PetscCall(PCSetUp(pc));
   PetscCall(PCApply(pc, r, z2));
   PetscCall(fresh_apply(A, r, zf));
   d = vdiff(zf, z2);
   EXPECT(d == 0, "%s: after MatScale, PCApply differs from a fresh PC's by %g", t, (double)d);
+  {
+    char path[] = "/tmp/coal_pcview_XXXXXX", text[4096] = "";
+    const int fd = mkstemp(path);
+    EXPECT(fd >= 0, "mkstemp failed");
+    if (fd >= 0) {
+      close(fd);
+      PetscViewer av;
+      PetscCall(PetscViewerASCIIOpen(PETSC_COMM_SELF, path, &av));
+      PetscCall(PCView(pc, av));
+      PetscCall(PetscViewerDestroy(&av));
+      FILE *f = fopen(path, "r");
+      const size_t got = f ? fread(text, 1, sizeof text - 1, f) : 0;
+      text[got] = 0;
+      if (f) fclose(f);
+      remove(path);
+      EXPECT(strstr(text, "numeric-only re-setup") != NULL,
+             "%s: after MatScale the PC was not re-set up numerically: %s", t, text);
+    }
+  }
   PetscCall(VecScale(z, 0.5));
   d = vdiff(z, z2);
   EXPECT(d < 1e-10, "%s: after MatScale(2), PCApply is not half the old one (%g)", t, (double)d);
