@@ -64,6 +64,7 @@ typedef enum {
   CLI_SPEC_ANISO,    /* aniso:N:ex:ey:ez */
   CLI_SPEC_POWERLAW, /* powerlaw:ROWS:MEAN[:SEED], gamma 2.5 */
   CLI_SPEC_SPD,      /* spd:ROWS:MEAN[:SEED] */
+  CLI_SPEC_ELAST3D,  /* elast3d:N[:NU]  3-D elasticity, N^3 hexahedra, face x = 0 clamped */
 } cli_spec_kind;
 
 typedef struct {
@@ -71,7 +72,7 @@ typedef struct {
   const char *text; /* as given on the command line (not copied) */
   char name[128];   /* short name for tables: file name without .mtx[.gz], or the spec */
   int64_t n;        /* grid size or number of rows */
-  double e[3];      /* anisotropy coefficients */
+  double e[3];      /* anisotropy coefficients; elast3d: e[0] the Poisson ratio */
   double mean;      /* mean nonzeros per row */
   uint64_t seed;
 } cli_spec;

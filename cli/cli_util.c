@@ -130,7 +130,10 @@ const char cli_spec_help[] =
     "  lap3d27:N                    3-D 27-point Laplacian on an N^3 grid\n"
     "  aniso:N:ex:ey:ez             3-D 7-point anisotropic Laplacian, coefficients > 0\n"
     "  powerlaw:ROWS:MEAN[:SEED]    random power-law matrix (gamma 2.5), MEAN nonzeros/row\n"
-    "  spd:ROWS:MEAN[:SEED]         random sparse SPD, about MEAN off-diagonals per row\n";
+    "  spd:ROWS:MEAN[:SEED]         random sparse SPD, about MEAN off-diagonals per row\n"
+    "  elast3d:N[:NU]               3-D linear elasticity, N^3 trilinear hexahedra on the unit\n"
+    "                               cube, face x = 0 clamped, Poisson ratio NU (0.3); 3 N (N+1)^2\n"
+    "                               rows, 3 unknowns a node (about 6 million rows at N = 125)\n";
 
 static const struct {
   const char *prefix;
@@ -146,6 +149,7 @@ static const struct {
     {"aniso", CLI_SPEC_ANISO, 4, 4, "aniso:N:ex:ey:ez"},
     {"powerlaw", CLI_SPEC_POWERLAW, 2, 3, "powerlaw:ROWS:MEAN[:SEED]"},
     {"spd", CLI_SPEC_SPD, 2, 3, "spd:ROWS:MEAN[:SEED]"},
+    {"elast3d", CLI_SPEC_ELAST3D, 1, 2, "elast3d:N[:NU]"},
 };
 #define NGEN ((int)(sizeof generators / sizeof generators[0]))
 #define MAXF 4
@@ -206,7 +210,7 @@ int cli_spec_parse(const char *text, cli_spec *sp) {
   if (g == NGEN)
     return spec_error(text, NULL,
                       "unknown generator '%.*s' (known: lap2d, beam, plate, lap3d, lap3d27, "
-                      "aniso, powerlaw, spd; files end in .mtx or .mtx.gz)",
+                      "aniso, powerlaw, spd, elast3d; files end in .mtx or .mtx.gz)",
                       (int)plen, text);
   const char *form = generators[g].form;
   /* split the fields after the prefix */
@@ -250,6 +254,14 @@ int cli_spec_parse(const char *text, cli_spec *sp) {
       if (cli_parse_f64(field[1 + k], &sp->e[k]) || !(sp->e[k] > 0))
         return spec_error(text, form, "coefficient '%s' is not a positive number", field[1 + k]);
     break;
+  case CLI_SPEC_ELAST3D:
+    /* 81 entries a row at most: rows and nonzeros within 32-bit indices */
+    if (81.0 * 3.0 * (double)n * (double)(n + 1) * (double)(n + 1) > (double)INT32_MAX)
+      return spec_error(text, form, "N = %lld is too large", (long long)n);
+    sp->e[0] = 0.3;
+    if (nf == 2 && (cli_parse_f64(field[1], &sp->e[0]) || !(sp->e[0] >= 0 && sp->e[0] < 0.5)))
+      return spec_error(text, form, "Poisson ratio '%s' is not a number in [0, 0.5)", field[1]);
+    break;
   case CLI_SPEC_POWERLAW:
   case CLI_SPEC_SPD:
     if (n > INT32_MAX) return spec_error(text, form, "ROWS = %lld is too large", (long long)n);
@@ -280,6 +292,7 @@ coal_status cli_spec_load(coal_ctx ctx, const cli_spec *sp, coal_dtype dtype, co
     return coal_gen_aniso3d(ctx, n, n, n, sp->e[0], sp->e[1], sp->e[2], dtype, A);
   case CLI_SPEC_POWERLAW: return coal_gen_powerlaw(ctx, n, sp->mean, 2.5, sp->seed, dtype, A);
   case CLI_SPEC_SPD: return coal_gen_random_spd(ctx, n, sp->mean, sp->seed, dtype, A);
+  case CLI_SPEC_ELAST3D: return coal_gen_elast3d(ctx, n, sp->e[0], 1, dtype, A);
   }
   return COAL_ERR_ARG;
 }
@@ -308,6 +321,12 @@ void cli_spec_describe(const cli_spec *sp, char *buf, size_t len) {
   case CLI_SPEC_SPD:
     snprintf(buf, len, "random sparse SPD matrix, mean %g off-diagonals per row, seed %llu",
              sp->mean, (unsigned long long)sp->seed);
+    break;
+  case CLI_SPEC_ELAST3D:
+    snprintf(buf, len,
+             "3-D linear elasticity, %lld^3 trilinear hexahedra, face x = 0 clamped, Poisson "
+             "ratio %g",
+             n, sp->e[0]);
     break;
   }
 }

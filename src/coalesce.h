@@ -190,6 +190,20 @@ coal_status coal_gen_aniso3d(coal_ctx ctx, int64_t nx, int64_t ny, int64_t nz, d
  * (1.3e9 for a beam of 300 nodes): long CG runs from a small matrix. */
 coal_status coal_gen_beam(coal_ctx ctx, int64_t n, coal_dtype dtype, coal_mat *A);
 coal_status coal_gen_plate2d(coal_ctx ctx, int64_t nx, int64_t ny, coal_dtype dtype, coal_mat *A);
+/* 3-D linear elasticity (src/gen_elast.c): the unit cube in n^3 trilinear hexahedra, Young's
+ * modulus 1, Poisson ratio 0 <= nu < 0.5, three unknowns a node (x, y, z together; nodes in
+ * x-fastest order), up to 81 entries a row. clamped != 0: the face x = 0 is fixed, 3 n (n+1)^2
+ * rows, SPD; clamped = 0: 3 (n+1)^3 rows, singular, the six rigid-body modes its null space.
+ * coal_gen_elast3d_coords: the nodes' coordinates (3 doubles a node, rows / 3 nodes). */
+coal_status coal_gen_elast3d(coal_ctx ctx, int64_t n, double nu, int clamped, coal_dtype dtype,
+                             coal_mat *A);
+coal_status coal_gen_elast3d_coords(coal_ctx ctx, int64_t n, int clamped, double *coords);
+/* The rigid-body modes of nnodes nodes at coords (dim = 2 or 3 doubles a node; dim unknowns a
+ * node, together): B, column-major with leading dimension dim * nnodes, gets m = 3 (2-D) or 6
+ * (3-D) columns: the translations, then the rotations about the nodes' centroid (3-D: about z,
+ * x, y). The near-nullspace of elasticity for smoothed aggregation. */
+coal_status coal_rigid_body_modes(coal_ctx ctx, int64_t nnodes, int dim, const double *coords,
+                                  double *B);
 /* Random power-law (Chung-Lu style) n x n matrix with the given mean nonzeros per row,
  * degree exponent gamma (> 2; 2.5 typical) and seed. Values in (0,1]; not symmetric. */
 coal_status coal_gen_powerlaw(coal_ctx ctx, int64_t n, double mean_degree, double gamma,

@@ -18,7 +18,7 @@
 
 /* ---- shared helpers ------------------------------------------------------------------- */
 
-static coal_status check_out(coal_ctx ctx, coal_dtype dtype, coal_mat *A) {
+coal_status coal_gen_check_out(coal_ctx ctx, coal_dtype dtype, coal_mat *A) {
   COAL_CHECK(ctx, A, COAL_ERR_ARG, "NULL output matrix");
   *A = NULL;
   COAL_CHECK(ctx, dtype == COAL_F64 || dtype == COAL_F32, COAL_ERR_ARG, "bad dtype %d", (int)dtype);
@@ -34,8 +34,8 @@ static double uniform01(uint64_t seed, uint64_t i) {
 }
 
 /* Allocates CSR arrays for n rows and nnz entries. On failure nothing is left allocated. */
-static coal_status alloc_csr(coal_ctx ctx, int64_t n, int64_t nnz, coal_dtype dtype, int32_t **rp,
-                             int32_t **ci, void **v) {
+coal_status coal_gen_alloc_csr(coal_ctx ctx, int64_t n, int64_t nnz, coal_dtype dtype, int32_t **rp,
+                               int32_t **ci, void **v) {
   *rp = NULL, *ci = NULL, *v = NULL;
   coal_status st;
   COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * ((size_t)n + 1), (void **)rp), fail);
@@ -49,7 +49,7 @@ fail:
   return st;
 }
 
-static void store(void *v, coal_dtype dtype, int64_t p, double x) {
+void coal_gen_store(void *v, coal_dtype dtype, int64_t p, double x) {
   if (dtype == COAL_F64)
     ((double *)v)[p] = x;
   else
@@ -100,7 +100,7 @@ static coal_status gen_stencil(coal_ctx ctx, int64_t nx, int64_t ny, int64_t nz,
              "%lld nonzeros exceed 2^31-1: this build uses 32-bit row offsets", (long long)nnz);
   int32_t *rp, *ci;
   void *v;
-  COAL_CALL(alloc_csr(ctx, n, nnz, dtype, &rp, &ci, &v));
+  COAL_CALL(coal_gen_alloc_csr(ctx, n, nnz, dtype, &rp, &ci, &v));
   double *vd = dtype == COAL_F64 ? (double *)v : NULL;
   float *vf = dtype == COAL_F32 ? (float *)v : NULL;
   struct {
@@ -145,7 +145,7 @@ static coal_status gen_stencil(coal_ctx ctx, int64_t nx, int64_t ny, int64_t nz,
 coal_status coal_gen_laplace2d(coal_ctx ctx, int64_t nx, int64_t ny, coal_dtype dtype,
                                coal_mat *A) {
   if (!ctx) return COAL_ERR_ARG;
-  COAL_CALL(check_out(ctx, dtype, A));
+  COAL_CALL(coal_gen_check_out(ctx, dtype, A));
   const stencil_pt pts[5] = {
       {0, -1, 0, -1.0}, {-1, 0, 0, -1.0}, {0, 0, 0, 4.0}, {1, 0, 0, -1.0}, {0, 1, 0, -1.0}};
   return gen_stencil(ctx, nx, ny, 1, pts, 5, dtype, A);
@@ -162,7 +162,7 @@ static void seven_point(double ex, double ey, double ez, stencil_pt pts[7]) {
 coal_status coal_gen_laplace3d(coal_ctx ctx, int64_t nx, int64_t ny, int64_t nz, int stencil,
                                coal_dtype dtype, coal_mat *A) {
   if (!ctx) return COAL_ERR_ARG;
-  COAL_CALL(check_out(ctx, dtype, A));
+  COAL_CALL(coal_gen_check_out(ctx, dtype, A));
   COAL_CHECK(ctx, stencil == 7 || stencil == 27, COAL_ERR_ARG,
              "3-D Laplacian stencil %d: expected 7 or 27", stencil);
   stencil_pt pts[27];
@@ -184,7 +184,7 @@ coal_status coal_gen_laplace3d(coal_ctx ctx, int64_t nx, int64_t ny, int64_t nz,
 coal_status coal_gen_aniso3d(coal_ctx ctx, int64_t nx, int64_t ny, int64_t nz, double ex, double ey,
                              double ez, coal_dtype dtype, coal_mat *A) {
   if (!ctx) return COAL_ERR_ARG;
-  COAL_CALL(check_out(ctx, dtype, A));
+  COAL_CALL(coal_gen_check_out(ctx, dtype, A));
   COAL_CHECK(ctx, ex > 0 && ey > 0 && ez > 0 && isfinite(ex) && isfinite(ey) && isfinite(ez),
              COAL_ERR_ARG, "anisotropy coefficients must be finite and > 0 (%g, %g, %g)", ex, ey,
              ez);
@@ -210,7 +210,7 @@ coal_status coal_gen_aniso3d(coal_ctx ctx, int64_t nx, int64_t ny, int64_t nz, d
 static coal_status gen_bilaplace(coal_ctx ctx, int64_t nx, int64_t ny, int dims, coal_dtype dtype,
                                  coal_mat *A) {
   if (!ctx) return COAL_ERR_ARG;
-  COAL_CALL(check_out(ctx, dtype, A));
+  COAL_CALL(coal_gen_check_out(ctx, dtype, A));
   int64_t n = 0;
   COAL_CALL(grid_rows(ctx, nx, ny, 1, &n));
   const double c = 2.0 * dims;
@@ -229,7 +229,7 @@ static coal_status gen_bilaplace(coal_ctx ctx, int64_t nx, int64_t ny, int dims,
              "%lld nonzeros exceed 2^31-1: this build uses 32-bit row offsets", (long long)nnz);
   int32_t *rp, *ci;
   void *v;
-  COAL_CALL(alloc_csr(ctx, n, nnz, dtype, &rp, &ci, &v));
+  COAL_CALL(coal_gen_alloc_csr(ctx, n, nnz, dtype, &rp, &ci, &v));
   int64_t p = 0;
   for (int64_t j = 0; j < ny; j++)
     for (int64_t i = 0; i < nx; i++) {
@@ -238,7 +238,7 @@ static coal_status gen_bilaplace(coal_ctx ctx, int64_t nx, int64_t ny, int dims,
         const int64_t ii = i + pts[s].dx, jj = j + pts[s].dy;
         if ((dims == 1 && pts[s].dy) || ii < 0 || ii >= nx || jj < 0 || jj >= ny) continue;
         ci[p] = (int32_t)(ii + nx * jj);
-        store(v, dtype, p, pts[s].v != 0.0 ? pts[s].v : c * c + nb);
+        coal_gen_store(v, dtype, p, pts[s].v != 0.0 ? pts[s].v : c * c + nb);
         p++;
       }
       rp[i + nx * j + 1] = (int32_t)p;
@@ -315,7 +315,7 @@ done:
 coal_status coal_gen_powerlaw(coal_ctx ctx, int64_t n, double mean_degree, double gamma,
                               uint64_t seed, coal_dtype dtype, coal_mat *A) {
   if (!ctx) return COAL_ERR_ARG;
-  COAL_CALL(check_out(ctx, dtype, A));
+  COAL_CALL(coal_gen_check_out(ctx, dtype, A));
   COAL_CHECK(ctx, n >= 0, COAL_ERR_ARG, "negative size %lld", (long long)n);
   COAL_CHECK(ctx, n <= INT32_MAX, COAL_ERR_OVERFLOW, "%lld rows exceed 2^31-1", (long long)n);
   COAL_CHECK(ctx, gamma > 2.0 && isfinite(gamma), COAL_ERR_ARG,
@@ -329,7 +329,7 @@ coal_status coal_gen_powerlaw(coal_ctx ctx, int64_t n, double mean_degree, doubl
   if (n == 0) {
     int32_t *rp, *ci;
     void *v;
-    COAL_CALL(alloc_csr(ctx, 0, 0, dtype, &rp, &ci, &v));
+    COAL_CALL(coal_gen_alloc_csr(ctx, 0, 0, dtype, &rp, &ci, &v));
     return coal_mat_wrap_csr(ctx, 0, 0, rp, ci, v, dtype, A);
   }
   const uint64_t s_perm = stream_seed(seed, 1), s_round = stream_seed(seed, 2),
@@ -390,7 +390,7 @@ coal_status coal_gen_powerlaw(coal_ctx ctx, int64_t n, double mean_degree, doubl
   coal_free(lab), lab = NULL;
   COAL_CALL_GOTO(st, coal_malloc(ctx, sizeof(int32_t) * (size_t)n, (void **)&mark), fail);
   memset(mark, 0xff, sizeof(int32_t) * (size_t)n);
-  COAL_CALL_GOTO(st, alloc_csr(ctx, n, planned, dtype, &rp, &ci, &v), fail);
+  COAL_CALL_GOTO(st, coal_gen_alloc_csr(ctx, n, planned, dtype, &rp, &ci, &v), fail);
 
   /* rows in order; p never passes the planned start of the row, so writing is in place */
   int64_t p = 0;
@@ -415,7 +415,7 @@ coal_status coal_gen_powerlaw(coal_ctx ctx, int64_t n, double mean_degree, doubl
     sort_i32(ci + start, p - start);
     rp[r + 1] = (int32_t)p;
   }
-  for (int64_t q = 0; q < p; q++) store(v, dtype, q, 1.0 - uniform01(s_val, (uint64_t)q));
+  for (int64_t q = 0; q < p; q++) coal_gen_store(v, dtype, q, 1.0 - uniform01(s_val, (uint64_t)q));
   coal_free(deg), coal_free(mark), coal_free(tab);
   return coal_mat_wrap_csr(ctx, (int32_t)n, (int32_t)n, rp, ci, v, dtype, A);
 fail:
@@ -470,7 +470,7 @@ static void sort_i32(int32_t *a, int64_t len) {
 coal_status coal_gen_random_spd(coal_ctx ctx, int64_t n, double mean_degree, uint64_t seed,
                                 coal_dtype dtype, coal_mat *A) {
   if (!ctx) return COAL_ERR_ARG;
-  COAL_CALL(check_out(ctx, dtype, A));
+  COAL_CALL(coal_gen_check_out(ctx, dtype, A));
   COAL_CHECK(ctx, n >= 0, COAL_ERR_ARG, "negative size %lld", (long long)n);
   COAL_CHECK(ctx, n <= INT32_MAX, COAL_ERR_OVERFLOW, "%lld rows exceed 2^31-1", (long long)n);
   COAL_CHECK(ctx, mean_degree >= 0.0 && mean_degree <= (double)(n > 1 ? n - 1 : 0), COAL_ERR_ARG,
@@ -510,7 +510,7 @@ coal_status coal_gen_random_spd(coal_ctx ctx, int64_t n, double mean_degree, uin
       cnt[j]++;
     }
   }
-  COAL_CALL_GOTO(st, alloc_csr(ctx, n, planned, dtype, &rp, &ci, &v), fail);
+  COAL_CALL_GOTO(st, coal_gen_alloc_csr(ctx, n, planned, dtype, &rp, &ci, &v), fail);
   for (int64_t i = 0; i < n; i++) rp[i + 1] = rp[i] + cnt[i];
   for (int64_t i = 0; i < n; i++) cnt[i] = rp[i]; /* insertion cursors */
   d = 0;
@@ -545,12 +545,12 @@ coal_status coal_gen_random_spd(coal_ctx ctx, int64_t n, double mean_degree, uin
           float f = (float)x;
           x = f < 1.0f ? (double)f : (double)nextafterf(1.0f, 0.0f);
         }
-        store(v, dtype, w, x);
+        coal_gen_store(v, dtype, w, x);
         asum += fabs(x);
       }
       w++;
     }
-    store(v, dtype, diag, asum + 1.0);
+    coal_gen_store(v, dtype, diag, asum + 1.0);
     start = end;
     rp[i + 1] = (int32_t)w;
   }

@@ -137,6 +137,13 @@ coal_status coal_mat_host(coal_mat A);
  * state++. The writes must be ordered before later work on the context's stream. Does nothing
  * on a matrix without a device copy. */
 void coal_mat_device_values_changed(coal_mat A);
+/* Generator helpers (src/generators.c), shared with src/gen_elast.c: the output and dtype
+ * checked (*A = NULL); CSR arrays for n rows and nnz entries (rp[0] = 0; nothing left on
+ * failure); entry p of a value array of dtype. */
+coal_status coal_gen_check_out(coal_ctx ctx, coal_dtype dtype, coal_mat *A);
+coal_status coal_gen_alloc_csr(coal_ctx ctx, int64_t n, int64_t nnz, coal_dtype dtype, int32_t **rp,
+                               int32_t **ci, void **v);
+void coal_gen_store(void *v, coal_dtype dtype, int64_t p, double x);
 /* mat.asymmetry's twins (kernels/host/mat_symmetry.c, kernels/cuda/mat_symmetry.cu). */
 coal_status coal_mat_asymmetry_host(coal_mat A, double tol, int64_t *row, int64_t *col);
 coal_status coal_mat_asymmetry_cuda(coal_mat A, double tol, int64_t *row, int64_t *col);

@@ -118,6 +118,12 @@ expect info-beam-plate "$tmp/out" '5 x 5, 19 nonzeros, f64'
 expect info-beam-plate "$tmp/out" '9 x 9, 61 nonzeros, f64'
 run bad-beam 2 "$BIN" info beam:0
 expect bad-beam "$tmp/err" "expected beam:N"
+run info-elast 0 "$BIN" info elast3d:2 elast3d:2:0.45
+expect info-elast "$tmp/out" '3-D linear elasticity, 2\^3 trilinear hexahedra, face x = 0 clamped, Poisson ratio 0\.3$'
+expect info-elast "$tmp/out" 'Poisson ratio 0\.45$'
+expect info-elast "$tmp/out" '54 x 54, 1764 nonzeros, f64'
+run bad-elast 2 "$BIN" info elast3d:4:0.5
+expect bad-elast "$tmp/err" "Poisson ratio '0.5' is not a number in \[0, 0.5\) \(expected elast3d:N\[:NU\]\)"
 
 # ---- demo --------------------------------------------------------------------------------
 run demo 0 "$BIN" demo --backend host --n 12 --nrhs 4

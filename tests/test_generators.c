@@ -2,7 +2,8 @@
  * reference built from grid coordinates, symmetry, row sums, diagonal dominance, SPD via a
  * dense Cholesky, the beam and plate (Laplacian squared) against a dense square and their
  * closed-form eigenpairs, determinism of the random generators, power-law statistics, and the
- * generation time of the large sizes. */
+ * generation time of the large sizes; 3-D elasticity against rigid-body modes, a patch test and the
+ * strain energy. */
 #include "check.h"
 
 #include <stdint.h>
@@ -575,6 +576,117 @@ static void test_large(coal_ctx ctx) {
          t1 - t0, t3 - t2, t5 - t4);
 }
 
+/* ---- 3-D elasticity --------------------------------------------------------------------- */
+/* y = A x (host CSR), in long double. */
+static void csr_apply(const csr *c, const double *x, long double *y) {
+  for (int64_t i = 0; i < c->n; i++) {
+    long double s = 0;
+    for (int64_t p = c->rp[i]; p < c->rp[i + 1]; p++) s += (long double)c->v[p] * x[c->ci[p]];
+    y[i] = s;
+  }
+}
+
+/* The free box's operator: the six rigid-body modes (coal_rigid_body_modes) in its null space;
+ * a linear displacement (uniform strain e) gives zero force on every interior node (the patch
+ * test) and the energy u^T K u = e^T D e (volume 1, exact quadrature); the clamped box's: sizes,
+ * canonical, symmetric, SPD (dense Cholesky), 81 entries on an interior row, 24 on a free
+ * corner's; bad input. */
+static void test_elast(coal_ctx ctx) {
+  for (int64_t n = 1; n <= 4; n++) {
+    const double nu = 0.3;
+    coal_mat A = NULL;
+    CHECK_OK(ctx, coal_gen_elast3d(ctx, n, nu, 0, COAL_F64, &A));
+    if (!A) continue;
+    csr c;
+    csr_get(ctx, A, &c);
+    const int64_t nodes = (n + 1) * (n + 1) * (n + 1), rows = 3 * nodes;
+    CHECK(c.n == rows && c.m == rows && csr_canonical(&c), "elast3d:%lld free: %lld rows",
+          (long long)n, (long long)c.n);
+    double *xyz = malloc(sizeof(double) * 3 * (size_t)nodes),
+           *B = malloc(sizeof(double) * 6 * (size_t)rows),
+           *u = malloc(sizeof(double) * (size_t)rows);
+    long double *y = malloc(sizeof(long double) * (size_t)rows);
+    CHECK_OK(ctx, coal_gen_elast3d_coords(ctx, n, 0, xyz));
+    CHECK_OK(ctx, coal_rigid_body_modes(ctx, nodes, 3, xyz, B));
+    double amax = 0;
+    for (int64_t p = 0; p < c.nnz; p++) amax = fmax(amax, fabs(c.v[p]));
+    for (int m = 0; m < 6; m++) {
+      csr_apply(&c, B + m * rows, y);
+      long double worst = 0, bmax = 0;
+      for (int64_t i = 0; i < rows; i++)
+        worst = fmaxl(worst, fabsl(y[i])), bmax = fmaxl(bmax, fabsl((long double)B[m * rows + i]));
+      CHECK(worst <= 1e-13L * amax * bmax * 81, "elast3d:%lld: rigid-body mode %d: |K b| = %Lg",
+            (long long)n, m, worst);
+    }
+    /* uniform strain: u = E x with E = [[.1, .02, -.03], [.04, -.2, .05], [.01, .06, .3]] */
+    const double E[3][3] = {{0.1, 0.02, -0.03}, {0.04, -0.2, 0.05}, {0.01, 0.06, 0.3}};
+    for (int64_t q = 0; q < nodes; q++)
+      for (int d = 0; d < 3; d++)
+        u[3 * q + d] = E[d][0] * xyz[3 * q] + E[d][1] * xyz[3 * q + 1] + E[d][2] * xyz[3 * q + 2];
+    csr_apply(&c, u, y);
+    long double interior = 0, energy = 0;
+    for (int64_t q = 0; q < nodes; q++) {
+      const int64_t i = q % (n + 1), j = (q / (n + 1)) % (n + 1), k = q / ((n + 1) * (n + 1));
+      const int inside = i > 0 && i < n && j > 0 && j < n && k > 0 && k < n;
+      for (int d = 0; d < 3; d++) {
+        if (inside) interior = fmaxl(interior, fabsl(y[3 * q + d]));
+        energy += (long double)u[3 * q + d] * y[3 * q + d];
+      }
+    }
+    const double lam = nu / ((1 + nu) * (1 - 2 * nu)), mu = 1 / (2 * (1 + nu));
+    const double exx = E[0][0], eyy = E[1][1], ezz = E[2][2], gxy = E[0][1] + E[1][0],
+                 gyz = E[1][2] + E[2][1], gxz = E[0][2] + E[2][0], tr = exx + eyy + ezz;
+    const double ref = lam * tr * tr + 2 * mu * (exx * exx + eyy * eyy + ezz * ezz) +
+                       mu * (gxy * gxy + gyz * gyz + gxz * gxz);
+    CHECK(interior <= 1e-13L * amax, "elast3d:%lld: interior force %Lg under a uniform strain",
+          (long long)n, interior);
+    CHECK(fabsl(energy - ref) <= 1e-12L * ref, "elast3d:%lld: energy %.17Lg, expected %.17g",
+          (long long)n, energy, ref);
+    free(xyz), free(B), free(u), free(y);
+    csr_free(&c);
+    coal_mat_destroy(&A);
+  }
+  for (int64_t n = 1; n <= 3; n++) {
+    coal_mat A = NULL;
+    CHECK_OK(ctx, coal_gen_elast3d(ctx, n, 0.25, 1, COAL_F64, &A));
+    if (!A) continue;
+    csr c;
+    csr_get(ctx, A, &c);
+    const int64_t rows = 3 * n * (n + 1) * (n + 1);
+    CHECK(c.n == rows && csr_canonical(&c), "elast3d:%lld clamped: %lld rows, expected %lld",
+          (long long)n, (long long)c.n, (long long)rows);
+    double *d = csr_dense(&c);
+    int sym = 1;
+    for (int64_t i = 0; i < rows && sym; i++)
+      for (int64_t j = 0; j < i; j++)
+        if (fabs(d[i * rows + j] - d[j * rows + i]) > 1e-15 * fabs(d[i * rows + i])) sym = 0;
+    int exact = 0;
+    CHECK_OK(ctx, coal_mat_is_symmetric(A, &exact));
+    CHECK(sym && exact && dense_spd(d, rows),
+          "elast3d:%lld clamped: not symmetric (bit for bit: %d) positive definite", (long long)n,
+          exact);
+    free(d);
+    /* row lengths: the node at the far corner (n, n, n) has 8 neighbours (n > 1), an interior 27 */
+    const int64_t last = rows - 1;
+    const int64_t corner = 3 * (n > 1 ? 2 : 1) * 2 * 2; /* n = 1: x's neighbour is clamped */
+    CHECK(c.rp[last + 1] - c.rp[last] == corner, "elast3d:%lld: corner row has %lld entries",
+          (long long)n, (long long)(c.rp[last + 1] - c.rp[last]));
+    if (n == 3) { /* node (2, 1, 1): i = 2 of the free 1..3, interior */
+      const int64_t node = (2 - 1) + 3 * (1 + 4 * 1), r = 3 * node;
+      CHECK(c.rp[r + 1] - c.rp[r] == 81, "elast3d:3: interior row has %lld entries",
+            (long long)(c.rp[r + 1] - c.rp[r]));
+    }
+    csr_free(&c);
+    coal_mat_destroy(&A);
+  }
+  coal_mat A = NULL;
+  CHECK_ERR(ctx, coal_gen_elast3d(ctx, 0, 0.3, 1, COAL_F64, &A), COAL_ERR_ARG);
+  CHECK_ERR(ctx, coal_gen_elast3d(ctx, 4, 0.5, 1, COAL_F64, &A), COAL_ERR_ARG);
+  CHECK_ERR(ctx, coal_gen_elast3d(ctx, 4, -0.1, 1, COAL_F64, &A), COAL_ERR_ARG);
+  CHECK_ERR(ctx, coal_gen_elast3d(ctx, 2000, 0.3, 1, COAL_F64, &A), COAL_ERR_OVERFLOW);
+  CHECK_ERR(ctx, coal_rigid_body_modes(ctx, 4, 1, NULL, NULL), COAL_ERR_ARG);
+}
+
 int main(void) {
   coal_ctx ctx = NULL;
   coal_status st = coal_ctx_create(COAL_BACKEND_HOST, &ctx);
@@ -585,6 +697,7 @@ int main(void) {
   test_bilaplace(ctx);
   test_powerlaw(ctx);
   test_random_spd(ctx);
+  test_elast(ctx);
   test_large(ctx);
   coal_ctx_destroy(&ctx);
   return check_finish();
