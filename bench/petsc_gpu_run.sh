@@ -30,6 +30,8 @@ for step in "${steps[@]}"; do
     "$P/bin/test_petsc_vec" 2>&1 | tail -30 | tee "$OUT/petsc_vec.txt"
     "$P/bin/test_petsc_pc" 2>&1 | tail -10 | tee "$OUT/petsc_pc.txt"
     bash tests/petsc/pc_ex.sh "$lib" "$P/bin/petsc_ksp_ex2" 2>&1 | tee "$OUT/petsc_pc_tutorial.txt"
+    bash tests/petsc/pc_ex56.sh "$lib" "$P/bin/petsc_ksp_ex56" "$P/bin/slepc_eps_ex1" 2>&1 |
+      tee "$OUT/petsc_pc_ex56.txt"
     bash tests/petsc/compare_ex.sh "$lib" "$P/bin/petsc_ksp_ex2" "$P/bin/slepc_eps_ex1" 2>&1 |
       tee "$OUT/petsc_tutorials.txt"
     compute-sanitizer --tool memcheck --leak-check no "$P/bin/test_petsc_swift" 2>&1 | tail -4 |

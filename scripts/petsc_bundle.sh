@@ -22,5 +22,5 @@ strip --strip-debug .petsc/lib/libcoalesce.so.0
 tar -C .petsc -cJf .petsc/petsc-runtime.tar.xz lib
 rm -rf .petsc/lib
 for t in test_petsc_swift test_petsc_swift_mpi test_petsc_shell test_petsc_vec test_petsc_pc \
-  petsc_ksp_ex2 slepc_eps_ex1; do cp "$B/tests/$t" .petsc/bin/; done
+  petsc_ksp_ex2 petsc_ksp_ex56 slepc_eps_ex1; do cp "$B/tests/$t" .petsc/bin/; done
 du -sh .petsc

@@ -9,9 +9,7 @@
 set -uo pipefail
 lib=$1 ex2=$2
 M=${M:-60}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
-fails=0 runs=0
+. "$(dirname "$0")/ex_common.sh"
 base=(-m "$M" -n "$M" -ksp_type cg -dll_append "$lib")
 
 run() { # ranks args... -> output
@@ -20,18 +18,6 @@ run() { # ranks args... -> output
   if [ "$n" = 1 ]; then "$@" 2>&1; else mpiexec -n "$n" "$@" 2>&1; fi
 }
 field() { sed -n 's/^Norm of error \([^ ]*\) iterations \([0-9]*\).*/\1 \2/p' | tail -1; }
-verdict() { # name result... : one line, counted
-  runs=$((runs + 1))
-  local name=$1
-  shift
-  if [ "$1" = ok ]; then
-    echo "ok  $name"
-  else
-    fails=$((fails + 1))
-    echo "BAD $name: $*"
-    [ -n "${out:-}" ] && echo "$out" | tail -15 | sed 's/^/     /'
-  fi
-}
 # compare "E I" of swiftamg against the references: converged, error norm within 10x of the
 # other AMG's and below 1e-3, iterations at most 2x + 2 the other AMG's and a quarter of Jacobi's
 judge() { # swift amgref jacobiref
