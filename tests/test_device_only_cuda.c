@@ -25,16 +25,8 @@ int main(void) {
   return 77;
 }
 #else
-/* The CUDA headers, compiled as C with -I (not as system headers), declare deprecated cuSPARSE
- * types: included first with that warning off; cuda_internal.h then finds them included. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-#include <cublas_v2.h>
-#include <cuda_runtime.h>
-#include <cusparse.h>
-#pragma GCC diagnostic pop
-
-#include "cuda/cuda_internal.h"
+#define COAL_TEST_CUDA_INTERNALS
+#include "check_cuda.h"
 
 static const char *dtname(coal_dtype dt) { return dt == COAL_F64 ? "f64" : "f32"; }
 

@@ -26,22 +26,10 @@ int main(void) {
   return 77;
 }
 #else
-/* The CUDA headers, compiled as C with -I (not as system headers), declare deprecated cuSPARSE
- * types: included first with that warning off; cuda_internal.h then finds them included. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-#include <cublas_v2.h>
-#include <cuda_runtime.h>
-#include <cusparse.h>
-#pragma GCC diagnostic pop
-
-#include "cuda/cuda_internal.h"
+#define COAL_TEST_CUDA_INTERNALS
+#include "check_cuda.h"
 
 enum { K = 8 }; /* columns of the SpMM blocks */
-
-typedef struct {
-  coal_ctx h, d;
-} ctx_pair;
 
 /* The same matrix on both contexts. */
 static int make(const ctx_pair *C, int which, coal_dtype dt, coal_mat *Ah, coal_mat *Ad) {
@@ -257,15 +245,9 @@ static void test_fill(const ctx_pair *C) {
 }
 
 int main(void) {
-  if (!coal_cuda_available()) {
-    printf("no GPU: skipped\n");
-    return 77;
-  }
-  ctx_pair C = {NULL, NULL};
-  CHECK_OK(NULL, coal_ctx_create(COAL_BACKEND_HOST, &C.h));
-  CHECK_OK(NULL, coal_ctx_create(COAL_BACKEND_CUDA, &C.d));
-  if (!C.h || !C.d) return check_finish();
-  printf("device: %s\n", coal_ctx_device_name(C.d));
+  ctx_pair C;
+  const int rc = check_ctx_pair(&C, NULL);
+  if (rc) return rc;
   test_fill(&C);
   for (int which = 0; which < 2; which++)
     for (int t = 0; t < 2; t++) test_refresh(&C, which, t ? COAL_F32 : COAL_F64);

@@ -17,7 +17,7 @@
  * (for compute-sanitizer); COALESCE_TEST_KERNEL=name runs that kernel only. */
 #include "backend.h"
 #include "bench.h"
-#include "check.h"
+#include "check_cuda.h"
 #include "swift.h"
 #include "cuda/spmm_tune.h"
 
@@ -60,9 +60,6 @@ static const coal_spmm_kernel kernels[] = {COAL_SPMM_SWIFT, COAL_SPMM_ROWSPLIT, 
 #define NKERNELS ((int)(sizeof kernels / sizeof kernels[0]))
 static const double SENTINEL = 12345.0;
 
-typedef struct {
-  coal_ctx h, d;
-} ctx_pair;
 typedef struct {
   coal_mat h, d;
 } mat_pair;
@@ -603,10 +600,6 @@ done:
 }
 
 int main(void) {
-  if (!coal_cuda_available()) {
-    printf("no GPU: skipped\n");
-    return 77;
-  }
   const char *q = getenv("COALESCE_TEST_QUICK"), *kn = getenv("COALESCE_TEST_KERNEL");
   quick = q && !strcmp(q, "1");
   if (kn && *kn) {
@@ -617,11 +610,9 @@ int main(void) {
     }
     only_kernel = (int)k;
   }
-  ctx_pair C = {NULL, NULL};
-  CHECK_OK(NULL, coal_ctx_create(COAL_BACKEND_HOST, &C.h));
-  CHECK_OK(NULL, coal_ctx_create(COAL_BACKEND_CUDA, &C.d));
-  if (!C.h || !C.d) return check_finish();
-  printf("device: %s%s\n", coal_ctx_device_name(C.d), quick ? " (quick)" : "");
+  ctx_pair C;
+  const int rc = check_ctx_pair(&C, quick ? " (quick)" : NULL);
+  if (rc) return rc;
   for (int t = 0; t < (quick ? 1 : 2); t++) {
     coal_dtype dt = t ? COAL_F32 : COAL_F64;
     for (int edge = 0; edge < 2; edge++)

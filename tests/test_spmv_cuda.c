@@ -10,7 +10,7 @@
  * (identity FastLoad permutation), and a refused giant allocation that leaves the context
  * usable. Under compute-sanitizer pass --report-api-errors no: that allocation fails on
  * purpose. */
-#include "check.h"
+#include "check_cuda.h"
 #include "fastload.h"
 #include "internal.h"
 
@@ -28,10 +28,6 @@ static const coal_spmv_kernel all_kernels[] = {COAL_SPMV_CSR_VECTOR, COAL_SPMV_C
  * product_scale; both sum in double; atomics add in the matrix dtype in another order). */
 static double tol(coal_dtype dt) { return dt == COAL_F64 ? 1e-12 : 1e-5; }
 static const char *dtname(coal_dtype dt) { return dt == COAL_F64 ? "f64" : "f32"; }
-
-typedef struct {
-  coal_ctx h, d;
-} ctx_pair;
 
 typedef struct {
   coal_mat h, d; /* the same matrix on the host and on the CUDA context */
@@ -440,15 +436,9 @@ static void check_shared(ctx_pair *C) {
 }
 
 int main(void) {
-  if (!coal_cuda_available()) {
-    printf("no GPU: skipped\n");
-    return 77;
-  }
-  ctx_pair C = {NULL, NULL};
-  CHECK_OK(NULL, coal_ctx_create(COAL_BACKEND_HOST, &C.h));
-  CHECK_OK(NULL, coal_ctx_create(COAL_BACKEND_CUDA, &C.d));
-  if (!C.h || !C.d) return check_finish();
-  printf("device: %s\n", coal_ctx_device_name(C.d));
+  ctx_pair C;
+  const int rc = check_ctx_pair(&C, NULL);
+  if (rc) return rc;
   CHECK(strstr(coal_ctx_device_name(C.d), "sm_") != NULL, "device name \"%s\"",
         coal_ctx_device_name(C.d));
 
